@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# gpuvirt top-level build.
+#
+#   make                  modules for KVER plus gpuvirtctl and the tests
+#   make modules          kernel modules only, into build/$(KVER)/
+#   make user             gpuvirtctl and the userspace tests, into build/user/
+#   make check            every test: unit, style, VM suite on 6.1 and 6.12, DKMS
+#   make demo             boot a VM, load the modules, create a GPU, show it
+#   make deps             install the Debian packages the above need (root)
+#
+# KVER is the kernel release to build for; it defaults to the newest installed
+# 6.1 kernel, the one the VM boots by default. KDIR follows from it.
+
+SRC := $(CURDIR)
+KVER ?= $(shell $(SRC)/scripts/kver.sh 6.1 2>/dev/null)
+KDIR ?= /lib/modules/$(KVER)/build
+KBUILD := $(SRC)/build/$(KVER)
+
+# Extra kbuild arguments, e.g. W=1 C=1 for the warning and sparse gates.
+KARGS ?=
+
+export SRC
+
+.PHONY: all modules user check demo deps clean unit style dkms-check ynl-check help
+
+all: modules user
+
+deps:
+	@$(SRC)/scripts/deps.sh
+
+modules:
+	@test -n "$(KVER)" || { echo "no supported kernel headers found; run 'make deps' as root" >&2; exit 1; }
+	@test -e "$(KDIR)/Makefile" || { echo "no kernel headers at $(KDIR); run 'make deps' as root" >&2; exit 1; }
+	@mkdir -p $(KBUILD)
+	@cd $(SRC) && cp -rsf $(SRC)/Kbuild $(SRC)/kernel $(SRC)/include $(KBUILD)/
+	@find $(KBUILD) -xtype l -delete
+	@$(SRC)/scripts/compat-probe.sh $(KDIR) $(KBUILD)/kernel/compat-probed.h.new
+	@cmp -s $(KBUILD)/kernel/compat-probed.h.new $(KBUILD)/kernel/compat-probed.h || \
+		mv $(KBUILD)/kernel/compat-probed.h.new $(KBUILD)/kernel/compat-probed.h
+	@rm -f $(KBUILD)/kernel/compat-probed.h.new
+	$(MAKE) -C $(KDIR) M=$(KBUILD) $(KARGS) modules
+
+-include user/Makefile.inc
+
+clean:
+	rm -rf $(SRC)/build
+
+help:
+	@sed -n '3,14p' $(SRC)/Makefile | sed 's/^# \{0,1\}//'

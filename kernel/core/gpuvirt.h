@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Private interfaces between the files of gpuvirt.ko.
+ */
+#ifndef GPUVIRT_CORE_H
+#define GPUVIRT_CORE_H
+
+#include <linux/mutex.h>
+#include <linux/xarray.h>
+
+#include "compat.h"
+#include "gpuvirt_backend.h"
+
+struct sk_buff;
+struct netlink_ext_ack;
+
+/**
+ * struct gpuvirt_registry - every registered GPU
+ * @lock: serialises register, unregister and every reader that walks
+ *	@gpus or dereferences a GPU found there (netlink, debugfs). A GPU
+ *	looked up under @lock stays valid until @lock is dropped, because
+ *	unregistering takes @lock before the backend may free it.
+ * @gpus: GPUs indexed by id
+ * @debugfs: <debugfs>/gpuvirt/, the core's debugfs root
+ * @debugfs_gpus: <debugfs>/gpuvirt/gpus/
+ */
+struct gpuvirt_registry {
+	struct mutex lock;
+	struct xarray gpus;
+	struct dentry *debugfs;
+	struct dentry *debugfs_gpus;
+};
+
+extern struct gpuvirt_registry gpuvirt_registry;
+
+struct gpuvirt_gpu *gpuvirt_gpu_find(u32 id);
+
+int gpuvirt_debugfs_init(void);
+void gpuvirt_debugfs_exit(void);
+void gpuvirt_debugfs_gpu_add(struct gpuvirt_gpu *gpu);
+void gpuvirt_debugfs_gpu_del(struct gpuvirt_gpu *gpu);
+
+int gpuvirt_nl_init(void);
+void gpuvirt_nl_exit(void);
+void gpuvirt_gpu_notify(struct gpuvirt_gpu *gpu, u8 cmd);
+
+#endif /* GPUVIRT_CORE_H */

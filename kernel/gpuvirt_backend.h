@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The interface between the gpuvirt core and a GPU backend.
+ *
+ * A backend (the simulated GPU today, a vendor driver tomorrow) fills in a
+ * struct gpuvirt_gpu for each physical GPU it drives and registers it with
+ * the core. Calls only go downwards: the core calls the backend through
+ * struct gpuvirt_backend_ops and never the other way round, apart from
+ * register and unregister.
+ */
+#ifndef GPUVIRT_BACKEND_H
+#define GPUVIRT_BACKEND_H
+
+#include <linux/device.h>
+#include <linux/types.h>
+#include <uapi/linux/gpuvirt.h>
+
+#include "core/catalogue.h"
+
+#define GPUVIRT_GPU_NAME_MAX	32
+
+struct gpuvirt_gpu;
+
+/**
+ * struct gpuvirt_backend_ops - what the core may ask of a backend
+ * @name: backend driver name, reported to userspace
+ *
+ * Grows with the vGPU, scheduler and MIG work; every op is called with no
+ * core lock held unless its description says otherwise.
+ */
+struct gpuvirt_backend_ops {
+	const char *name;
+};
+
+/**
+ * struct gpuvirt_gpu - one physical GPU as the core sees it
+ * @dev: the backend's device; parent of the GPU's vGPUs. Must be bound to a
+ *	driver while registered.
+ * @ops: backend operations
+ * @id: host-unique id chosen by the backend
+ * @name: short name, e.g. "sim0" or a PCI address
+ * @model: catalogue entry, or NULL for a custom GPU
+ * @model_name: model name reported to userspace
+ * @vram_size: framebuffer size in bytes
+ * @engines: number of execution engines
+ * @mode: enum gpuvirt_gpu_mode
+ * @registered: set between gpuvirt_gpu_register() and _unregister()
+ * @debugfs: the core's debugfs directory for this GPU
+ *
+ * The backend owns the memory and fills in @dev to @engines before
+ * registering; the core owns the rest. All fields are stable while
+ * registered except @mode, which is written under the registry lock.
+ */
+struct gpuvirt_gpu {
+	struct device *dev;
+	const struct gpuvirt_backend_ops *ops;
+	u32 id;
+	char name[GPUVIRT_GPU_NAME_MAX];
+	const struct gpuvirt_model *model;
+	char model_name[GPUVIRT_MODEL_NAME_MAX];
+	u64 vram_size;
+	u32 engines;
+
+	/* owned by the core */
+	enum gpuvirt_gpu_mode mode;
+	bool registered;
+	struct dentry *debugfs;
+};
+
+const struct gpuvirt_model *gpuvirt_model_lookup(const char *name);
+int gpuvirt_gpu_register(struct gpuvirt_gpu *gpu);
+void gpuvirt_gpu_unregister(struct gpuvirt_gpu *gpu);
+
+#endif /* GPUVIRT_BACKEND_H */
