@@ -48,3 +48,4 @@ clean:
 
 help:
 	@sed -n '3,14p' $(SRC)/Makefile | sed 's/^# \{0,1\}//'
+-include selftests/Makefile.inc

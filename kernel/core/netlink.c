@@ -69,8 +69,10 @@ int gpuvirt_nl_gpu_get_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 id;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, GPUVIRT_A_GPU_ID))
+	if (GENL_REQ_ATTR_CHECK(info, GPUVIRT_A_GPU_ID)) {
+		NL_SET_ERR_MSG(info->extack, "GPU id is required");
 		return -EINVAL;
+	}
 	id = nla_get_u32(info->attrs[GPUVIRT_A_GPU_ID]);
 
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
@@ -101,15 +103,21 @@ err_unlock:
 	return err;
 }
 
-/* cb->args[0] holds the id to resume the dump from. */
+/*
+ * cb->args[0] holds the id to resume the dump from, cb->args[1] is set
+ * once every GPU has been sent.
+ */
 int gpuvirt_nl_gpu_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct gpuvirt_gpu *gpu;
-	unsigned long id = cb->args[0];
+	unsigned long id;
 	int err = 0;
 
+	if (cb->args[1])
+		return 0;
+
 	mutex_lock(&gpuvirt_registry.lock);
-	xa_for_each_start(&gpuvirt_registry.gpus, id, gpu, id) {
+	xa_for_each_start(&gpuvirt_registry.gpus, id, gpu, cb->args[0]) {
 		err = gpuvirt_nl_gpu_fill(skb, gpu,
 					  NETLINK_CB(cb->skb).portid,
 					  cb->nlh->nlmsg_seq, NLM_F_MULTI,
@@ -118,11 +126,14 @@ int gpuvirt_nl_gpu_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			break;
 	}
 	mutex_unlock(&gpuvirt_registry.lock);
-	cb->args[0] = id;
 
-	/* A full skb ends this round; the dump resumes at the same GPU. */
-	if (err == -EMSGSIZE && skb->len)
-		return skb->len;
+	if (!err) {
+		cb->args[1] = 1;
+	} else if (err == -EMSGSIZE && skb->len) {
+		/* A full skb ends this round; resume at the GPU that missed it. */
+		cb->args[0] = id;
+		err = 0;
+	}
 	return err ?: skb->len;
 }
 

@@ -36,6 +36,17 @@ static size_t gpuvirt_sim_field(struct gpuvirt_sim_cursor *c, const char **f)
 	return c->p - s;
 }
 
+static bool gpuvirt_sim_name_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+		      s[i] == '-' || s[i] == '.'))
+			return false;
+	return true;
+}
+
 static int gpuvirt_sim_u64(const char *s, size_t n, u64 max, u64 *out)
 {
 	u64 v = 0;
@@ -115,6 +126,10 @@ int gpuvirt_sim_parse_new(const char *buf, size_t len,
 		return -EINVAL;
 	if (n >= sizeof(spec->model)) {
 		*why = "MODEL name is too long";
+		return -EINVAL;
+	}
+	if (!gpuvirt_sim_name_ok(f, n)) {
+		*why = "MODEL may only hold a-z, 0-9, '-' and '.'";
 		return -EINVAL;
 	}
 	memcpy(spec->model, f, n);

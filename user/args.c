@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Table-driven argument parser, see args.h.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "args.h"
+#include "units.h"
+
+/* Bounded appending to a string buffer; keeps the length it wanted. */
+struct strbuf {
+	char *buf;
+	size_t len;
+	size_t used;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+	size_t room = sb->used < sb->len ? sb->len - sb->used : 0;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(room ? sb->buf + sb->used : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		sb->used += (size_t)n;
+}
+
+static uint64_t spec_max(const struct arg_spec *spec)
+{
+	if (spec->max)
+		return spec->max;
+	return spec->type == ARG_U32 ? UINT32_MAX : UINT64_MAX;
+}
+
+static void enum_list(struct strbuf *sb, const struct arg_enum *e,
+		      const char *sep)
+{
+	for (; e && e->name; e++)
+		sb_printf(sb, "%s%s", e->name, e[1].name ? sep : "");
+}
+
+static void keyword_list(struct strbuf *sb, const struct arg_spec *specs)
+{
+	const struct arg_spec *s;
+
+	for (s = specs; s->keyword; s++)
+		sb_printf(sb, "%s%s", s->keyword, s[1].keyword ? ", " : "");
+}
+
+static const struct arg_spec *find_spec(const struct arg_spec *specs,
+					const char *word)
+{
+	const struct arg_spec *s;
+
+	for (s = specs; s->keyword; s++)
+		if (!strcmp(s->keyword, word))
+			return s;
+	return NULL;
+}
+
+/* Convert @val for @spec and store it; on error describe the problem. */
+static int store_value(const struct arg_spec *spec, const char *val,
+		       void *opts, struct strbuf *err)
+{
+	char *dst = (char *)opts + spec->offset;
+	uint64_t max = spec_max(spec);
+	const struct arg_enum *e;
+	uint64_t v;
+	uint32_t v32;
+
+	switch (spec->type) {
+	case ARG_U32:
+	case ARG_U64:
+		if (units_parse_u64(val, &v) || v < spec->min || v > max) {
+			sb_printf(err, "\"%s\" expects a number from %" PRIu64
+				  " to %" PRIu64 ", got \"%s\"", spec->keyword,
+				  spec->min, max, val);
+			return -1;
+		}
+		if (spec->type == ARG_U32) {
+			v32 = (uint32_t)v;
+			memcpy(dst, &v32, sizeof(v32));
+		} else {
+			memcpy(dst, &v, sizeof(v));
+		}
+		return 0;
+	case ARG_SIZE:
+		if (units_parse_size(val, &v) || v < spec->min || v > max) {
+			char lo[32], hi[32];
+
+			units_format_size(lo, sizeof(lo), spec->min);
+			units_format_size(hi, sizeof(hi), max);
+			sb_printf(err, "\"%s\" expects a size from %s to %s "
+				  "(suffixes K, M, G, T), got \"%s\"",
+				  spec->keyword, lo, hi, val);
+			return -1;
+		}
+		memcpy(dst, &v, sizeof(v));
+		return 0;
+	case ARG_STRING:
+		if (spec->max_len && strlen(val) > spec->max_len) {
+			sb_printf(err, "\"%s\" expects at most %zu characters, "
+				  "got \"%s\"", spec->keyword, spec->max_len,
+				  val);
+			return -1;
+		}
+		memcpy(dst, &val, sizeof(val));
+		return 0;
+	case ARG_ENUM:
+		for (e = spec->enums; e && e->name; e++) {
+			if (!strcmp(e->name, val)) {
+				memcpy(dst, &e->value, sizeof(e->value));
+				return 0;
+			}
+		}
+		sb_printf(err, "\"%s\" expects one of ", spec->keyword);
+		enum_list(err, spec->enums, ", ");
+		sb_printf(err, ", got \"%s\"", val);
+		return -1;
+	case ARG_FLAG:
+		break;
+	}
+	return 0;
+}
+
+int args_parse(const struct arg_spec *specs, int argc, char *const *argv,
+	       void *opts, uint64_t *given, char *err, size_t errlen)
+{
+	struct strbuf sb = { .buf = err, .len = errlen };
+	const struct arg_spec *spec;
+	uint64_t mask = 0;
+	bool flag = true;
+	unsigned int i;
+	int a;
+
+	if (errlen)
+		err[0] = '\0';
+
+	for (a = 0; a < argc; a++) {
+		spec = find_spec(specs, argv[a]);
+		if (!spec) {
+			if (!specs->keyword) {
+				sb_printf(&sb, "unexpected argument \"%s\"",
+					  argv[a]);
+			} else {
+				sb_printf(&sb, "unknown argument \"%s\" "
+					  "(expected ", argv[a]);
+				keyword_list(&sb, specs);
+				sb_printf(&sb, ")");
+			}
+			return -1;
+		}
+		i = (unsigned int)(spec - specs);
+		if (i >= ARG_MAX_SPECS) {
+			sb_printf(&sb, "too many arguments in table");
+			return -1;
+		}
+		if (mask & ARG_BIT(i)) {
+			sb_printf(&sb, "\"%s\" given more than once",
+				  spec->keyword);
+			return -1;
+		}
+		mask |= ARG_BIT(i);
+
+		if (spec->type == ARG_FLAG) {
+			memcpy((char *)opts + spec->offset, &flag,
+			       sizeof(flag));
+			continue;
+		}
+		if (a + 1 >= argc) {
+			sb_printf(&sb, "\"%s\" needs a value", spec->keyword);
+			return -1;
+		}
+		if (store_value(spec, argv[++a], opts, &sb))
+			return -1;
+	}
+
+	for (spec = specs, i = 0; spec->keyword; spec++, i++) {
+		if ((spec->flags & ARG_REQUIRED) && !(mask & ARG_BIT(i))) {
+			sb_printf(&sb, "missing argument \"%s\"",
+				  spec->keyword);
+			return -1;
+		}
+	}
+
+	*given = mask;
+	return 0;
+}
+
+size_t args_usage(const struct arg_spec *specs, char *buf, size_t len)
+{
+	struct strbuf sb = { .buf = buf, .len = len };
+	const struct arg_spec *s;
+
+	if (len)
+		buf[0] = '\0';
+	for (s = specs; s->keyword; s++) {
+		bool opt = !(s->flags & ARG_REQUIRED);
+
+		sb_printf(&sb, "%s%s%s", s == specs ? "" : " ",
+			  opt ? "[ " : "", s->keyword);
+		if (s->type == ARG_ENUM) {
+			sb_printf(&sb, " { ");
+			enum_list(&sb, s->enums, " | ");
+			sb_printf(&sb, " }");
+		} else if (s->type != ARG_FLAG) {
+			sb_printf(&sb, " %s", s->meta ? s->meta : "VALUE");
+		}
+		if (opt)
+			sb_printf(&sb, " ]");
+	}
+	return sb.used;
+}

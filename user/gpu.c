@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The gpu object: GPUs registered by a backend.
+ *
+ *	gpuvirtctl gpu show [ id ID ]
+ */
+#include <errno.h>
+
+#include <uapi/linux/gpuvirt.h>
+
+#include "gpuvirtctl.h"
+#include "nl.h"
+#include "print.h"
+
+static const char *const gpu_attr_names[GPUVIRT_A_GPU_MAX + 1] = {
+	[GPUVIRT_A_GPU_ID]		= "id",
+	[GPUVIRT_A_GPU_NAME]		= "name",
+	[GPUVIRT_A_GPU_MODEL]		= "model",
+	[GPUVIRT_A_GPU_VRAM_SIZE]	= "vram-size",
+	[GPUVIRT_A_GPU_ENGINES]		= "engines",
+	[GPUVIRT_A_GPU_MODE]		= "mode",
+	[GPUVIRT_A_GPU_BACKEND]		= "backend",
+	[GPUVIRT_A_GPU_PAD]		= "pad",
+};
+
+static const struct nl_attr_names gpu_names = {
+	.names = gpu_attr_names,
+	.max = GPUVIRT_A_GPU_MAX,
+};
+
+static const uint8_t gpu_policy[GPUVIRT_A_GPU_MAX + 1] = {
+	[GPUVIRT_A_GPU_ID]		= MNL_TYPE_U32,
+	[GPUVIRT_A_GPU_NAME]		= MNL_TYPE_NUL_STRING,
+	[GPUVIRT_A_GPU_MODEL]		= MNL_TYPE_NUL_STRING,
+	[GPUVIRT_A_GPU_VRAM_SIZE]	= MNL_TYPE_U64,
+	[GPUVIRT_A_GPU_ENGINES]		= MNL_TYPE_U32,
+	[GPUVIRT_A_GPU_MODE]		= MNL_TYPE_U32,
+	[GPUVIRT_A_GPU_BACKEND]		= MNL_TYPE_NUL_STRING,
+};
+
+/* enum gpuvirt_gpu_mode, for printing now and for "gpu set mode" later. */
+static const struct arg_enum gpu_modes[] = {
+	{ "timesliced",	GPUVIRT_GPU_MODE_TIMESLICED },
+	{ "mig",	GPUVIRT_GPU_MODE_MIG },
+	{ .name = NULL }
+};
+
+static void print_enum(const char *key, const struct arg_enum *names,
+		       uint32_t val)
+{
+	const struct arg_enum *e;
+
+	for (e = names; e->name; e++) {
+		if (e->value == val) {
+			pr_string(key, NULL, e->name);
+			return;
+		}
+	}
+	pr_uint(key, NULL, val);	/* from a newer kernel */
+}
+
+/* The members of one GPU; the caller opens and closes the object. */
+int gpu_print(const struct nlmsghdr *nlh)
+{
+	const struct nlattr *tb[GPUVIRT_A_GPU_MAX + 1];
+
+	if (nl_parse(nlh, gpu_policy, GPUVIRT_A_GPU_MAX, tb)) {
+		err_print("malformed GPU message from the kernel");
+		return -EINVAL;
+	}
+
+	if (tb[GPUVIRT_A_GPU_ID])
+		pr_uint("id", "gpu", mnl_attr_get_u32(tb[GPUVIRT_A_GPU_ID]));
+	if (tb[GPUVIRT_A_GPU_NAME])
+		pr_string("name", NULL,
+			  mnl_attr_get_str(tb[GPUVIRT_A_GPU_NAME]));
+	if (tb[GPUVIRT_A_GPU_MODEL])
+		pr_string("model", NULL,
+			  mnl_attr_get_str(tb[GPUVIRT_A_GPU_MODEL]));
+	if (tb[GPUVIRT_A_GPU_VRAM_SIZE])
+		pr_size("vram", NULL,
+			mnl_attr_get_u64(tb[GPUVIRT_A_GPU_VRAM_SIZE]));
+	if (tb[GPUVIRT_A_GPU_ENGINES])
+		pr_uint("engines", NULL,
+			mnl_attr_get_u32(tb[GPUVIRT_A_GPU_ENGINES]));
+	if (tb[GPUVIRT_A_GPU_MODE])
+		print_enum("mode", gpu_modes,
+			   mnl_attr_get_u32(tb[GPUVIRT_A_GPU_MODE]));
+	if (tb[GPUVIRT_A_GPU_BACKEND])
+		pr_string("backend", NULL,
+			  mnl_attr_get_str(tb[GPUVIRT_A_GPU_BACKEND]));
+	return 0;
+}
+
+/* gpu show ---------------------------------------------------------------- */
+
+enum { GPU_SHOW_ID };
+
+struct gpu_show_opts {
+	uint32_t id;
+};
+
+static const struct arg_spec gpu_show_args[] = {
+	[GPU_SHOW_ID] = {
+		.keyword = "id", .type = ARG_U32, .meta = "ID",
+		.offset = offsetof(struct gpu_show_opts, id),
+	},
+	{ .keyword = NULL }
+};
+
+/*
+ * The JSON document opens with the first GPU, so that a failed request
+ * prints nothing on stdout; an empty dump still prints {"gpu":[]}.
+ */
+struct show_state {
+	bool opened;
+};
+
+static void show_open(struct show_state *st)
+{
+	if (st->opened)
+		return;
+	st->opened = true;
+	pr_open_object(NULL);
+	pr_open_array("gpu");
+}
+
+static int gpu_show_cb(const struct nlmsghdr *nlh, void *data)
+{
+	int ret;
+
+	show_open(data);
+	pr_open_object(NULL);
+	ret = gpu_print(nlh);
+	pr_close_object();
+	pr_eol();
+	return ret;
+}
+
+static int gpu_show(struct ctx *ctx, const void *o, uint64_t given)
+{
+	const struct gpu_show_opts *opts = o;
+	struct show_state st = { false };
+	int ret;
+
+	ret = ctx_nl(ctx);
+	if (ret)
+		return ret;
+
+	if (given & ARG_BIT(GPU_SHOW_ID)) {
+		struct nlmsghdr *nlh = nl_msg_start(ctx->nl, GPUVIRT_CMD_GPU_GET, 0);
+		mnl_attr_put_u32(nlh, GPUVIRT_A_GPU_ID, opts->id);
+	} else {
+		nl_msg_start(ctx->nl, GPUVIRT_CMD_GPU_GET, NLM_F_DUMP);
+	}
+
+	ret = nl_exchange(ctx->nl, gpu_show_cb, &st);
+	/* Without a kernel error, gpu_print() has reported the problem. */
+	if (ret && ctx->nl->error.err)
+		nl_perror(ctx->nl, &gpu_names);
+	if (!ret || st.opened) {
+		show_open(&st);
+		pr_close_array();
+		pr_close_object();
+	}
+	return ret ? EXIT_RUNTIME : EXIT_OK;
+}
+
+static const struct cmd gpu_cmds[] = {
+	{ "show", gpu_show_args, sizeof(struct gpu_show_opts), gpu_show },
+	{ .name = NULL }
+};
+
+const struct object gpu_object = {
+	.name = "gpu",
+	.cmds = gpu_cmds,
+};

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * gpuvirtctl: the userspace helper of gpuvirt.
+ *
+ *	gpuvirtctl [ OPTIONS ] OBJECT { COMMAND | help }
+ *
+ * This file parses the global options and dispatches to an object's command
+ * through the tables the objects export (gpu.c, monitor.c, ...).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uapi/linux/gpuvirt.h>
+
+#include "gpuvirtctl.h"
+#include "nl.h"
+#include "print.h"
+
+static const struct object *const objects[] = {
+	&gpu_object,
+	&monitor_object,
+};
+
+#define N_OBJECTS	(sizeof(objects) / sizeof(objects[0]))
+
+/* Errors ------------------------------------------------------------------ */
+
+static char err_context[64];
+
+void err_set_context(const char *obj, const char *cmd)
+{
+	if (!obj)
+		err_context[0] = '\0';
+	else if (!cmd || !strcmp(obj, cmd))
+		snprintf(err_context, sizeof(err_context), "%s", obj);
+	else
+		snprintf(err_context, sizeof(err_context), "%s %s", obj, cmd);
+}
+
+void err_print(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("gpuvirtctl: ", stderr);
+	if (err_context[0])
+		fprintf(stderr, "%s: ", err_context);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Netlink, opened by the commands that need it ------------------------------ */
+
+int ctx_nl(struct ctx *ctx)
+{
+	static struct nl nl;
+	int ret;
+
+	if (ctx->nl)
+		return EXIT_OK;
+	ret = nl_open(&nl, GPUVIRT_FAMILY_NAME);
+	if (ret == -ENOENT) {
+		fprintf(stderr, "gpuvirtctl: the %s netlink family is not available; is the gpuvirt module loaded?\n",
+			GPUVIRT_FAMILY_NAME);
+		nl_close(&nl);
+		return EXIT_RUNTIME;
+	}
+	if (ret) {
+		nl_perror(&nl, NULL);
+		nl_close(&nl);
+		return EXIT_RUNTIME;
+	}
+	ctx->nl = &nl;
+	return EXIT_OK;
+}
+
+/* Usage ------------------------------------------------------------------- */
+
+static void usage_cmd(FILE *out, const char *prefix, const char *obj,
+		      const struct cmd *cmd)
+{
+	char args[512];
+
+	args_usage(cmd->args, args, sizeof(args));
+	fprintf(out, "%sgpuvirtctl %s", prefix, obj);
+	if (strcmp(obj, cmd->name))
+		fprintf(out, " %s", cmd->name);
+	fprintf(out, "%s%s\n", args[0] ? " " : "", args);
+}
+
+void usage_object(FILE *out, const struct object *obj)
+{
+	const struct cmd *c;
+
+	if (obj->bare) {
+		usage_cmd(out, "Usage: ", obj->name, obj->bare);
+		return;
+	}
+	for (c = obj->cmds; c->name; c++)
+		usage_cmd(out, c == obj->cmds ? "Usage: " : "       ",
+			  obj->name, c);
+	fprintf(out, "       gpuvirtctl %s help\n", obj->name);
+}
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fputs("Usage: gpuvirtctl [ OPTIONS ] OBJECT { COMMAND | help }\n"
+	      "       gpuvirtctl help\n"
+	      "where  OBJECT := {", out);
+	for (i = 0; i < N_OBJECTS; i++)
+		fprintf(out, " %s%s", objects[i]->name,
+			i + 1 < N_OBJECTS ? " |" : " }\n");
+	fputs("       OPTIONS := { -j | --json  -p | --pretty  -V | --version  -h | --help }\n"
+	      "Run \"gpuvirtctl OBJECT help\" for the commands of an object.\n",
+	      out);
+}
+
+/* Dispatch ---------------------------------------------------------------- */
+
+static int run_cmd(struct ctx *ctx, const struct object *obj,
+		   const struct cmd *cmd, int argc, char **argv)
+{
+	char err[256];
+	uint64_t given;
+	void *opts;
+	int ret;
+
+	err_set_context(obj->name, cmd->name);
+	if (argc > 0 && !strcmp(argv[0], "help")) {
+		usage_object(stdout, obj);
+		return EXIT_OK;
+	}
+
+	opts = calloc(1, cmd->opts_size ? cmd->opts_size : 1);
+	if (!opts) {
+		err_print("%s", strerror(ENOMEM));
+		return EXIT_RUNTIME;
+	}
+	if (args_parse(cmd->args, argc, argv, opts, &given, err,
+		       sizeof(err))) {
+		err_print("%s", err);
+		fprintf(stderr, "Try \"gpuvirtctl %s help\".\n", obj->name);
+		free(opts);
+		return EXIT_USAGE;
+	}
+	ret = cmd->run(ctx, opts, given);
+	free(opts);
+	return ret;
+}
+
+static int run_object(struct ctx *ctx, const struct object *obj, int argc,
+		      char **argv)
+{
+	const struct cmd *c;
+
+	if (obj->bare)
+		return run_cmd(ctx, obj, obj->bare, argc, argv);
+
+	/* The object alone runs its first command, as "gpu" does "gpu show". */
+	if (argc == 0)
+		return run_cmd(ctx, obj, obj->cmds, 0, argv);
+	if (!strcmp(argv[0], "help")) {
+		usage_object(stdout, obj);
+		return EXIT_OK;
+	}
+	for (c = obj->cmds; c->name; c++)
+		if (!strcmp(c->name, argv[0]))
+			return run_cmd(ctx, obj, c, argc - 1, argv + 1);
+
+	err_set_context(obj->name, NULL);
+	err_print("unknown command \"%s\"", argv[0]);
+	fprintf(stderr, "Try \"gpuvirtctl %s help\".\n", obj->name);
+	return EXIT_USAGE;
+}
+
+static const struct option long_options[] = {
+	{ "json",	no_argument,	NULL, 'j' },
+	{ "pretty",	no_argument,	NULL, 'p' },
+	{ "version",	no_argument,	NULL, 'V' },
+	{ "help",	no_argument,	NULL, 'h' },
+	{ NULL,		0,		NULL, 0 }
+};
+
+int main(int argc, char **argv)
+{
+	struct ctx ctx = { .json = false };
+	const char *bad;
+	int opt, ret;
+	size_t i;
+
+	opterr = 0;
+	/* "+": options only before the object, as in ip and devlink. */
+	while ((opt = getopt_long(argc, argv, "+jpVh", long_options,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			ctx.json = true;
+			break;
+		case 'p':
+			ctx.pretty = true;
+			break;
+		case 'V':
+			printf("gpuvirtctl %s (netlink family %s version %d)\n",
+			       GPUVIRTCTL_VERSION, GPUVIRT_FAMILY_NAME,
+			       GPUVIRT_FAMILY_VERSION);
+			return EXIT_OK;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			bad = argv[optind - 1];
+			if (!optopt)
+				err_print("unknown option \"%s\"", bad);
+			else if (!strncmp(bad, "--", 2) && strchr(bad, '='))
+				err_print("option \"%s\" takes no value", bad);
+			else
+				err_print("unknown option \"-%c\"", optopt);
+			fputs("Try \"gpuvirtctl help\".\n", stderr);
+			return EXIT_USAGE;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	if (argc == 0) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[0], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+
+	pr_init(stdout, ctx.json, ctx.pretty);
+	for (i = 0; i < N_OBJECTS; i++) {
+		if (strcmp(objects[i]->name, argv[0]))
+			continue;
+		ret = run_object(&ctx, objects[i], argc - 1, argv + 1);
+		if (pr_flush() && ret == EXIT_OK) {
+			err_print("cannot write the output: %s",
+				  strerror(errno));
+			ret = EXIT_RUNTIME;
+		}
+		if (ctx.nl)
+			nl_close(ctx.nl);
+		return ret;
+	}
+
+	err_print("unknown object \"%s\"", argv[0]);
+	fputs("Try \"gpuvirtctl help\".\n", stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * gpuvirtctl: shared declarations of the objects, the command tables and
+ * error reporting.
+ */
+#ifndef GPUVIRTCTL_H
+#define GPUVIRTCTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "args.h"
+
+#define GPUVIRTCTL_VERSION	"0.1"
+
+/* Exit status, documented in gpuvirtctl(8). */
+#define EXIT_OK		0
+#define EXIT_RUNTIME	1	/* the kernel or the system said no */
+#define EXIT_USAGE	2	/* the command line is wrong */
+
+struct nl;
+
+/* Global options and the netlink socket, opened on first use. */
+struct ctx {
+	bool json;
+	bool pretty;
+	struct nl *nl;
+};
+
+/*
+ * One command of an object. @args describes its arguments (the table must
+ * end with a NULL keyword); @opts_size bytes are zeroed and filled by the
+ * parser and handed to @run with the mask of given arguments. @run returns
+ * an exit status.
+ */
+struct cmd {
+	const char *name;
+	const struct arg_spec *args;
+	size_t opts_size;
+	int (*run)(struct ctx *ctx, const void *opts, uint64_t given);
+};
+
+/*
+ * One object: either commands (@cmds, ended by a NULL name; the first one is
+ * the default when none is given, as "gpu" alone means "gpu show"), or a
+ * single command taking its arguments right after the object word (@bare,
+ * as "monitor" does).
+ */
+struct object {
+	const char *name;
+	const struct cmd *cmds;
+	const struct cmd *bare;
+};
+
+extern const struct object gpu_object;
+extern const struct object monitor_object;
+
+/* Print an object's usage lines, "Usage: gpuvirtctl gpu show [ id ID ]". */
+void usage_object(FILE *out, const struct object *obj);
+
+/*
+ * Errors: "gpuvirtctl: <what the user asked>: <message>". The context is
+ * the object and command being run ("gpu show"), or nothing before that.
+ */
+void err_set_context(const char *obj, const char *cmd);
+void err_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Open the netlink socket and resolve the family, once; returns an exit
+ * status, having reported any failure.
+ */
+int ctx_nl(struct ctx *ctx);
+
+/* The gpu object's member printer, shared by "gpu show" and "monitor". */
+struct nlmsghdr;
+int gpu_print(const struct nlmsghdr *nlh);
+
+#endif /* GPUVIRTCTL_H */

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Generic netlink plumbing on top of libmnl: the socket, family and multicast
+ * group resolution through the nlctrl family, request/reply and dump
+ * exchanges, extended ack decoding, and the multicast receive loop.
+ */
+#ifndef GPUVIRTCTL_NL_H
+#define GPUVIRTCTL_NL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+
+#define NL_MAX_GROUPS	8
+
+struct nl_family {
+	uint16_t id;
+	uint32_t version;
+	unsigned int n_groups;
+	struct {
+		char name[GENL_NAMSIZ];
+		uint32_t id;
+	} groups[NL_MAX_GROUPS];
+};
+
+/* What the kernel said about the last failed request. */
+struct nl_error {
+	int err;		/* positive errno */
+	char msg[256];		/* extack message, or "" */
+	bool has_offs;		/* the kernel pointed at an attribute */
+	uint32_t offs;		/* its offset in the request */
+	int bad_type;		/* its type, -1 if not a top-level attribute */
+	bool has_miss;		/* a required attribute was missing */
+	uint32_t miss_type;
+};
+
+struct nl {
+	struct mnl_socket *sk;
+	uint32_t portid;
+	uint32_t seq;
+	struct nl_family fam;	/* gpuvirt */
+	struct nl_error error;
+	char *req;		/* the request being built and sent */
+	char *rbuf;		/* receive buffer */
+};
+
+/*
+ * Attribute names of one attribute set, for error messages: names[type]
+ * for type <= max (entries may be NULL).
+ */
+struct nl_attr_names {
+	const char *const *names;
+	unsigned int max;
+};
+
+/* Called for every message that is not a netlink control message. */
+typedef int (*nl_msg_cb)(const struct nlmsghdr *nlh, void *data);
+
+/*
+ * Open the socket with extended and capped acks and resolve the family
+ * @name. Returns 0, or a negative errno with nl->error filled: -ENOENT means
+ * the family does not exist.
+ */
+int nl_open(struct nl *nl, const char *name);
+void nl_close(struct nl *nl);
+
+/*
+ * Start a request for @cmd of the family in nl->req: NLM_F_REQUEST plus
+ * @flags (NLM_F_DUMP for a dump; a do request gets NLM_F_ACK).
+ */
+struct nlmsghdr *nl_msg_start(struct nl *nl, uint8_t cmd, uint16_t flags);
+
+/*
+ * Send nl->req and call @cb for each reply until the ack or the end of the
+ * dump. Returns 0, a negative errno with nl->error filled when the kernel
+ * refused, or the negative value @cb returned.
+ */
+int nl_exchange(struct nl *nl, nl_msg_cb cb, void *data);
+
+/* Print nl->error through err_print(), naming attributes with @names. */
+void nl_perror(const struct nl *nl, const struct nl_attr_names *names);
+
+/* Join the family's multicast group @group (or nlctrl's when @ctrl). */
+int nl_join_group(struct nl *nl, const char *group, bool ctrl);
+
+/*
+ * Receive multicast messages until @cb returns non-zero (its value is
+ * returned) or receiving fails (negative errno). Lost messages are reported
+ * and the loop goes on.
+ */
+int nl_listen(struct nl *nl, nl_msg_cb cb, void *data);
+
+/*
+ * Validate and index the attributes after the genetlink header: tb[type]
+ * for types up to @max whose data type (enum mnl_attr_data_type, MNL_TYPE_
+ * UNSPEC to skip the check) matches @policy[type]. Unknown types are
+ * ignored, for newer kernels. Returns 0 or -EINVAL.
+ */
+int nl_parse(const struct nlmsghdr *nlh, const uint8_t *policy,
+	     unsigned int max, const struct nlattr **tb);
+
+/* The genetlink command of a message, or -1. */
+int nl_genl_cmd(const struct nlmsghdr *nlh);
+
+#endif /* GPUVIRTCTL_NL_H */
