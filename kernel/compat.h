@@ -5,6 +5,9 @@
  * result scripts/compat-probe.sh writes to compat-probed.h in the per-kernel
  * build tree. There are no version checks here: a kernel either has an API
  * or it does not.
+ *
+ * This is the one file where checkpatch's CONST_STRUCT check is waived: its
+ * job is to name the writable types that old kernels still require.
  */
 #ifndef GPUVIRT_COMPAT_H
 #define GPUVIRT_COMPAT_H
@@ -19,6 +22,18 @@
 #define gpuvirt_bus_type_cb	const struct bus_type
 #else
 #define gpuvirt_bus_type_cb	struct bus_type
+#endif
+
+/*
+ * 2026-12: bus_register(), struct device and struct device_driver take a
+ * const struct bus_type since v6.4/v6.5; v6.1 needs it writable. Define a
+ * bus with GPUVIRT_DEFINE_BUS(name) so it is const where it can be.
+ * Probe: const_bus_type.
+ */
+#ifdef GPUVIRT_HAVE_CONST_BUS_TYPE
+#define GPUVIRT_DEFINE_BUS(name)	static const struct bus_type name
+#else
+#define GPUVIRT_DEFINE_BUS(name)	static struct bus_type name
 #endif
 
 #endif /* GPUVIRT_COMPAT_H */

@@ -11,7 +11,7 @@ static const struct gpuvirt_model gpuvirt_models[] = {
 	{
 		.name = "a100-40gb",
 		.profile_prefix = "A100",
-		.vram_size = 40 * GPUVIRT_SZ_1G,
+		.vram_size = 40 * (u64)SZ_1G,
 		.engines = 7,
 		.sms = 108,
 		.mig_capable = true,
@@ -19,7 +19,7 @@ static const struct gpuvirt_model gpuvirt_models[] = {
 	{
 		.name = "a100-80gb",
 		.profile_prefix = "A100D",
-		.vram_size = 80 * GPUVIRT_SZ_1G,
+		.vram_size = 80 * (u64)SZ_1G,
 		.engines = 7,
 		.sms = 108,
 		.mig_capable = true,
@@ -27,7 +27,7 @@ static const struct gpuvirt_model gpuvirt_models[] = {
 	{
 		.name = "h100-80gb",
 		.profile_prefix = "H100",
-		.vram_size = 80 * GPUVIRT_SZ_1G,
+		.vram_size = 80 * (u64)SZ_1G,
 		.engines = 7,
 		.sms = 132,
 		.mig_capable = true,
@@ -35,7 +35,7 @@ static const struct gpuvirt_model gpuvirt_models[] = {
 	{
 		.name = "h200-141gb",
 		.profile_prefix = "H200",
-		.vram_size = 141 * GPUVIRT_SZ_1G,
+		.vram_size = 141 * (u64)SZ_1G,
 		.engines = 7,
 		.sms = 132,
 		.mig_capable = true,

@@ -32,8 +32,8 @@ struct gpuvirt_model {
 #define GPUVIRT_MODEL_CUSTOM	"custom"
 
 /* Limits for custom models: at least one 512 MiB slice, at most 1 TiB. */
-#define GPUVIRT_CUSTOM_VRAM_MIN	(512 * GPUVIRT_SZ_1M)
-#define GPUVIRT_CUSTOM_VRAM_MAX	(1024 * GPUVIRT_SZ_1G)
+#define GPUVIRT_CUSTOM_VRAM_MIN	(512 * (u64)SZ_1M)
+#define GPUVIRT_CUSTOM_VRAM_MAX	(1024 * (u64)SZ_1G)
 #define GPUVIRT_ENGINES_MAX	64
 
 const struct gpuvirt_model *gpuvirt_catalogue_find(const char *name);

@@ -25,7 +25,7 @@ struct netlink_ext_ack;
  * @debugfs_gpus: <debugfs>/gpuvirt/gpus/
  */
 struct gpuvirt_registry {
-	struct mutex lock;
+	struct mutex lock;	/* see above */
 	struct xarray gpus;
 	struct dentry *debugfs;
 	struct dentry *debugfs_gpus;

@@ -28,7 +28,7 @@ static DEFINE_MUTEX(gpuvirt_sim_bus_lock);
 static LIST_HEAD(gpuvirt_sim_devs);
 static bool gpuvirt_sim_enable;
 
-static struct bus_type gpuvirt_sim_bus;
+GPUVIRT_DEFINE_BUS(gpuvirt_sim_bus);
 
 static void gpuvirt_sim_dev_release(struct device *dev)
 {
@@ -203,7 +203,7 @@ static void gpuvirt_sim_remove(struct device *dev)
 	gpuvirt_sim_dev_remove(to_gpuvirt_sim_dev(dev));
 }
 
-static struct bus_type gpuvirt_sim_bus = {
+GPUVIRT_DEFINE_BUS(gpuvirt_sim_bus) = {
 	.name		= GPUVIRT_SIM_DRV_NAME,
 	.bus_groups	= gpuvirt_sim_bus_groups,
 	.probe		= gpuvirt_sim_probe,

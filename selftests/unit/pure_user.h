@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Userspace stand-ins for the kernel definitions that kernel/pure.h gives
+ * the pure-logic files, so that the unit tests can build those files.
+ */
+#ifndef GPUVIRT_PURE_USER_H
+#define GPUVIRT_PURE_USER_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int32_t s32;
+typedef int64_t s64;
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+#define U32_MAX ((u32)~0U)
+#define U64_MAX ((u64)~0ULL)
+#define SZ_1M 0x00100000
+#define SZ_1G 0x40000000
+
+#endif /* GPUVIRT_PURE_USER_H */
