@@ -4,7 +4,7 @@
 #
 #   make                  modules for KVER plus gpuvirtctl and the tests
 #   make modules          kernel modules only, into build/$(KVER)/
-#   make user             gpuvirtctl and the userspace tests, into build/user/
+#   make user             gpuvirtctl, into build/user/
 #   make check            every test: unit, style, VM suite on 6.1 and 6.12, DKMS
 #   make demo             boot a VM, load the modules, create a GPU, show it
 #   make deps             install the Debian packages the above need (root)
@@ -22,9 +22,9 @@ KARGS ?=
 
 export SRC
 
-.PHONY: all modules user check demo deps clean unit style dkms-check ynl-check help
+.PHONY: all modules user check demo deps clean ynl help
 
-all: modules user
+all: modules user vm-tests
 
 deps:
 	@$(SRC)/scripts/deps.sh
@@ -42,6 +42,18 @@ modules:
 	$(MAKE) -C $(KDIR) M=$(KBUILD) $(KARGS) modules
 
 -include user/Makefile.inc
+
+# Every test; see scripts/check.sh for the steps.
+check:
+	@$(SRC)/scripts/check.sh
+
+# The main job: a VM with the modules loaded and GPUs shown by gpuvirtctl.
+demo:
+	@$(SRC)/scripts/demo.sh
+
+# Regenerate the uapi header and netlink tables from the YAML spec.
+ynl:
+	@$(SRC)/scripts/ynl-gen.sh
 
 clean:
 	rm -rf $(SRC)/build
