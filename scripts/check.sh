@@ -77,7 +77,8 @@ unit_kernel() {
 kbuild_strict() {
 	local kver=$1 log
 	log=$(mktemp)
-	rm -rf "build/$kver"
+	# W=1 only speaks when a file is compiled: start from no objects.
+	[ -d "build/$kver" ] && make -s -C "/lib/modules/$kver/build" M="$SRC/build/$kver" clean >/dev/null 2>&1
 	make modules KVER="$kver" KARGS="W=1 C=2" >"$log" 2>&1
 	local rc=$?
 	cat "$log"
@@ -92,6 +93,19 @@ kbuild_strict() {
 		return 1
 	fi
 	rm -f "$log"
+}
+
+# The kernel has every option selftests/config asks for.
+kernel_config() {
+	local kver=$1 opt rc=0
+	while IFS= read -r opt; do
+		case $opt in '#'*|'') continue ;; esac
+		if ! grep -qE "^${opt%%=*}=[ym]" "/boot/config-$kver"; then
+			echo "$kver: ${opt%%=*} is not set"
+			rc=1
+		fi
+	done <selftests/config
+	return $rc
 }
 
 checkpatch() {
@@ -130,6 +144,8 @@ for s in "${steps[@]}"; do
 		step ynl-generated-up-to-date scripts/ynl-gen.sh --check
 		;;
 	build)
+		step "kernel-config-$kver61" kernel_config "$kver61"
+		step "kernel-config-$kver612" kernel_config "$kver612"
 		step "kbuild-W1-sparse-$kver61" kbuild_strict "$kver61"
 		step "kbuild-W1-sparse-$kver612" kbuild_strict "$kver612"
 		;;

@@ -147,10 +147,12 @@ initramfs=$("$LIB/mk-initramfs" "$kver" "$SRC/build/$kver/vm-initramfs.cpio") ||
 
 # no_timer_check: under TCG on a busy host the IO-APIC timer check can fail
 # and panic 6.1 ("timer doesn't work through Interrupt-remapped IO-APIC").
+bios=()
+[ -z "${GPUVIRT_VM_BIOS:-}" ] || bios=(-bios "$GPUVIRT_VM_BIOS")
 append="console=ttyS0,115200 panic=-1 intel_iommu=on log_buf_len=4M no_timer_check"
 append+=" printk.devkmsg=on rdinit=/init $extra_append"
 
-qemu=(qemu-system-x86_64
+qemu=(qemu-system-x86_64 ${bios[@]+"${bios[@]}"}
 	-nodefaults -no-user-config -no-reboot
 	-machine q35 -accel tcg,thread=single -smp 2 -m "$mem"
 	-display none -monitor none -serial "file:$outdir/console.log"

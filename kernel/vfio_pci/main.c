@@ -31,7 +31,7 @@
 #include <linux/vfio_pci_core.h>
 #include <linux/vgaarb.h>
 
-#include "compat_vfio.h"
+#include "compat.h"
 
 static bool allow_boot_vga;
 module_param(allow_boot_vga, bool, 0444);
