@@ -55,4 +55,41 @@
 #define GPUVIRT_VFIO_IOMMUFD_PHYSICAL_OPS
 #endif
 
+/*
+ * 2026-12: the same callbacks for emulated (mdev) devices use the
+ * vfio_iommufd_emulated_*() helpers, also new in v6.2.
+ * Probe: vfio_iommufd_emulated_ops.
+ */
+#ifdef GPUVIRT_HAVE_VFIO_IOMMUFD_EMULATED_OPS
+#define GPUVIRT_VFIO_IOMMUFD_EMULATED_OPS				\
+	.bind_iommufd	= vfio_iommufd_emulated_bind,			\
+	.unbind_iommufd	= vfio_iommufd_emulated_unbind,			\
+	.attach_ioas	= vfio_iommufd_emulated_attach_ioas,		\
+	.detach_ioas	= vfio_iommufd_emulated_detach_ioas,
+#else
+#define GPUVIRT_VFIO_IOMMUFD_EMULATED_OPS
+#endif
+
+/*
+ * 2026-12: a VFIO driver's release callback must end with
+ * vfio_free_device() on v6.1; since v6.4 the core frees the device and the
+ * function is gone. Call gpuvirt_vfio_release_done() at the end of release.
+ * Probe: vfio_free_device.
+ */
+#ifdef GPUVIRT_HAVE_VFIO_FREE_DEVICE
+#define gpuvirt_vfio_release_done(vdev)	vfio_free_device(vdev)
+#else
+#define gpuvirt_vfio_release_done(vdev)	((void)(vdev))
+#endif
+
+/*
+ * 2026-12: eventfd_signal() lost its count argument in v6.8; v6.1 takes
+ * (ctx, 1). Probe: eventfd_signal_one_arg.
+ */
+#ifdef GPUVIRT_HAVE_EVENTFD_SIGNAL_ONE_ARG
+#define gpuvirt_eventfd_signal(ctx)	eventfd_signal(ctx)
+#else
+#define gpuvirt_eventfd_signal(ctx)	eventfd_signal(ctx, 1)
+#endif
+
 #endif /* GPUVIRT_COMPAT_H */

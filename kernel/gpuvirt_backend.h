@@ -20,16 +20,30 @@
 #define GPUVIRT_GPU_NAME_MAX	32
 
 struct gpuvirt_gpu;
+struct gpuvirt_mdev_parent;
 
 /**
  * struct gpuvirt_backend_ops - what the core may ask of a backend
  * @name: backend driver name, reported to userspace
+ * @vram_page: return the host page behind VRAM byte @offset, with a
+ *	reference for the caller. With @alloc false, return NULL for VRAM that
+ *	has never been written (it reads as zero); with @alloc true, back it,
+ *	zeroed. Errors as ERR_PTR: -ENOSPC when the backend is out of memory
+ *	for backing, -ENOMEM, -ERANGE past the end. May sleep.
+ * @vram_zero: make [offset, offset + size) read as zero. Pages that are
+ *	mapped stay mapped and read zero. May sleep.
+ * @vram_discard: release the backing of [offset, offset + size). The core
+ *	calls it only when nothing maps the range any more. May sleep.
  *
- * Grows with the vGPU, scheduler and MIG work; every op is called with no
- * core lock held unless its description says otherwise.
+ * Grows with the execution, scheduler and MIG work; every op is called with
+ * no core lock held unless its description says otherwise.
  */
 struct gpuvirt_backend_ops {
 	const char *name;
+	struct page *(*vram_page)(struct gpuvirt_gpu *gpu, u64 offset,
+				  bool alloc);
+	void (*vram_zero)(struct gpuvirt_gpu *gpu, u64 offset, u64 size);
+	void (*vram_discard)(struct gpuvirt_gpu *gpu, u64 offset, u64 size);
 };
 
 /**
@@ -46,6 +60,7 @@ struct gpuvirt_backend_ops {
  * @mode: enum gpuvirt_gpu_mode
  * @registered: set between gpuvirt_gpu_register() and _unregister()
  * @debugfs: the core's debugfs directory for this GPU
+ * @mdev: the core's vGPU state for this GPU
  *
  * The backend owns the memory and fills in @dev to @engines before
  * registering; the core owns the rest. All fields are stable while
@@ -65,6 +80,7 @@ struct gpuvirt_gpu {
 	enum gpuvirt_gpu_mode mode;
 	bool registered;
 	struct dentry *debugfs;
+	struct gpuvirt_mdev_parent *mdev;
 };
 
 const struct gpuvirt_model *gpuvirt_model_lookup(const char *name);

@@ -15,6 +15,7 @@ run() {
 }
 
 echo "== gpuvirt demo on $(uname -r) =="
+run modprobe mdev
 run insmod "$KO/kernel/core/gpuvirt.ko"
 run insmod "$KO/kernel/sim/gpuvirt_sim.ko"
 run modprobe vfio_pci_core

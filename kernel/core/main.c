@@ -9,6 +9,7 @@
 #include <linux/module.h>
 
 #include "gpuvirt.h"
+#include "vgpu.h"
 
 static int __init gpuvirt_init(void)
 {
@@ -18,12 +19,18 @@ static int __init gpuvirt_init(void)
 	if (err)
 		return err;
 
-	err = gpuvirt_nl_init();
+	err = gpuvirt_mdev_init();
 	if (err)
 		goto err_debugfs_exit;
 
+	err = gpuvirt_nl_init();
+	if (err)
+		goto err_mdev_exit;
+
 	return 0;
 
+err_mdev_exit:
+	gpuvirt_mdev_exit();
 err_debugfs_exit:
 	gpuvirt_debugfs_exit();
 	return err;
@@ -32,6 +39,7 @@ err_debugfs_exit:
 static void __exit gpuvirt_exit(void)
 {
 	gpuvirt_nl_exit();
+	gpuvirt_mdev_exit();
 	gpuvirt_debugfs_exit();
 	WARN_ON(!xa_empty(&gpuvirt_registry.gpus));
 }

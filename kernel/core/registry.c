@@ -8,6 +8,7 @@
 #include <linux/string.h>
 
 #include "gpuvirt.h"
+#include "vgpu.h"
 
 struct gpuvirt_registry gpuvirt_registry = {
 	.lock = __MUTEX_INITIALIZER(gpuvirt_registry.lock),
@@ -74,24 +75,36 @@ int gpuvirt_gpu_register(struct gpuvirt_gpu *gpu)
 		return err;
 
 	mutex_lock(&gpuvirt_registry.lock);
-	err = xa_insert(&gpuvirt_registry.gpus, gpu->id, gpu, GFP_KERNEL);
+	err = xa_insert(&gpuvirt_registry.gpus, gpu->id, NULL, GFP_KERNEL);
+	mutex_unlock(&gpuvirt_registry.lock);
 	if (err) {
 		if (err == -EBUSY) {
 			dev_err(gpu->dev, "GPU id %u is already registered\n",
 				gpu->id);
 			err = -EEXIST;
 		}
-		goto out_unlock;
+		return err;
 	}
+
+	/* Outside the registry lock: mdev takes its own locks. */
+	err = gpuvirt_mdev_gpu_add(gpu);
+	if (err) {
+		mutex_lock(&gpuvirt_registry.lock);
+		xa_erase(&gpuvirt_registry.gpus, gpu->id);
+		mutex_unlock(&gpuvirt_registry.lock);
+		return err;
+	}
+
+	mutex_lock(&gpuvirt_registry.lock);
+	xa_store(&gpuvirt_registry.gpus, gpu->id, gpu, GFP_KERNEL);
 	gpu->mode = GPUVIRT_GPU_MODE_TIMESLICED;
 	gpu->registered = true;
 	gpuvirt_debugfs_gpu_add(gpu);
 	gpuvirt_gpu_notify(gpu, GPUVIRT_CMD_GPU_ADD_NTF);
 	dev_info(gpu->dev, "gpuvirt: registered GPU %u (%s, %s)\n",
 		 gpu->id, gpu->name, gpu->model_name);
-out_unlock:
 	mutex_unlock(&gpuvirt_registry.lock);
-	return err;
+	return 0;
 }
 EXPORT_SYMBOL_GPL(gpuvirt_gpu_register);
 
@@ -104,13 +117,17 @@ EXPORT_SYMBOL_GPL(gpuvirt_gpu_register);
 void gpuvirt_gpu_unregister(struct gpuvirt_gpu *gpu)
 {
 	mutex_lock(&gpuvirt_registry.lock);
-	if (WARN_ON_ONCE(!gpu->registered))
-		goto out_unlock;
+	if (WARN_ON_ONCE(!gpu->registered)) {
+		mutex_unlock(&gpuvirt_registry.lock);
+		return;
+	}
 	gpuvirt_gpu_notify(gpu, GPUVIRT_CMD_GPU_DEL_NTF);
 	gpuvirt_debugfs_gpu_del(gpu);
 	xa_erase(&gpuvirt_registry.gpus, gpu->id);
 	gpu->registered = false;
-out_unlock:
 	mutex_unlock(&gpuvirt_registry.lock);
+
+	/* Removes the vGPUs, waiting for their users to close them. */
+	gpuvirt_mdev_gpu_del(gpu);
 }
 EXPORT_SYMBOL_GPL(gpuvirt_gpu_unregister);

@@ -4,8 +4,8 @@
  * driver binds, and shows its "hardware" state in debugfs so that tests can
  * check what the core asked of it.
  *
- * Simulated today: the identity and sizes of a GPU. Not yet: VRAM backing,
- * engines running command packets (they arrive with the vGPU work).
+ * Simulated today: the identity and sizes of a GPU and its VRAM, backed on
+ * demand (vram.c). Not yet: engines running command packets.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -13,7 +13,10 @@
 #include "sim.h"
 
 static const struct gpuvirt_backend_ops gpuvirt_sim_backend_ops = {
-	.name = GPUVIRT_SIM_DRV_NAME,
+	.name		= GPUVIRT_SIM_DRV_NAME,
+	.vram_page	= gpuvirt_sim_vram_page,
+	.vram_zero	= gpuvirt_sim_vram_zero,
+	.vram_discard	= gpuvirt_sim_vram_discard,
 };
 
 static int gpuvirt_sim_hw_show(struct seq_file *m, void *v)
@@ -40,13 +43,15 @@ int gpuvirt_sim_dev_probe(struct gpuvirt_sim_dev *sdev)
 					   gpuvirt_sim_debugfs_root);
 	debugfs_create_file("hw", 0400, sdev->debugfs, sdev,
 			    &gpuvirt_sim_hw_fops);
+	gpuvirt_sim_vram_init(sdev);
 
 	err = gpuvirt_gpu_register(&sdev->gpu);
 	if (err)
-		goto err_debugfs_remove;
+		goto err_vram_fini;
 	return 0;
 
-err_debugfs_remove:
+err_vram_fini:
+	gpuvirt_sim_vram_fini(sdev);
 	debugfs_remove_recursive(sdev->debugfs);
 	sdev->debugfs = NULL;
 	return err;
@@ -56,5 +61,6 @@ void gpuvirt_sim_dev_remove(struct gpuvirt_sim_dev *sdev)
 {
 	gpuvirt_gpu_unregister(&sdev->gpu);
 	debugfs_remove_recursive(sdev->debugfs);
+	gpuvirt_sim_vram_fini(sdev);
 	sdev->debugfs = NULL;
 }

@@ -14,12 +14,27 @@
 #define GPUVIRT_SIM_DRV_NAME	"gpuvirt_sim"
 
 /**
+ * struct gpuvirt_sim_vram - a simulated GPU's framebuffer
+ * @pages: host pages backing VRAM, by page index; only where backed. Entries
+ *	are added and removed under the xarray's lock, which also covers
+ *	@backed; lookups run under RCU and take a page reference.
+ * @backed: number of pages in @pages
+ * @fail_alloc: fault knob: fail this many page allocations (debugfs)
+ */
+struct gpuvirt_sim_vram {
+	struct xarray pages;
+	unsigned long backed;
+	atomic_t fail_alloc;
+};
+
+/**
  * struct gpuvirt_sim_dev - one simulated GPU
  * @dev: device on the gpuvirt_sim bus, named sim<ID>
  * @list: entry in the bus's device list, under gpuvirt_sim_bus_lock
  * @gpu: what is registered with the core while the driver is bound
  * @probe_err: result of the last probe, read back by new_device
  * @debugfs: <debugfs>/gpuvirt_sim/sim<ID>/, the "hardware" state
+ * @vram: the framebuffer
  *
  * Everything but @list is set up before device_register() and only read
  * afterwards; the driver core serialises probe and remove.
@@ -30,6 +45,7 @@ struct gpuvirt_sim_dev {
 	struct gpuvirt_gpu gpu;
 	int probe_err;
 	struct dentry *debugfs;
+	struct gpuvirt_sim_vram vram;
 };
 
 static inline struct gpuvirt_sim_dev *to_gpuvirt_sim_dev(struct device *dev)
@@ -40,6 +56,12 @@ static inline struct gpuvirt_sim_dev *to_gpuvirt_sim_dev(struct device *dev)
 extern struct dentry *gpuvirt_sim_debugfs_root;
 
 int gpuvirt_sim_dev_probe(struct gpuvirt_sim_dev *sdev);
+void gpuvirt_sim_vram_init(struct gpuvirt_sim_dev *sdev);
+void gpuvirt_sim_vram_fini(struct gpuvirt_sim_dev *sdev);
+struct page *gpuvirt_sim_vram_page(struct gpuvirt_gpu *gpu, u64 offset,
+				   bool alloc);
+void gpuvirt_sim_vram_zero(struct gpuvirt_gpu *gpu, u64 offset, u64 size);
+void gpuvirt_sim_vram_discard(struct gpuvirt_gpu *gpu, u64 offset, u64 size);
 void gpuvirt_sim_dev_remove(struct gpuvirt_sim_dev *sdev);
 
 #endif /* GPUVIRT_SIM_H */

@@ -31,7 +31,7 @@ struct gv_module {
 
 /* In load order. */
 static const struct gv_module gv_modules[] = {
-	{ "gpuvirt", "kernel/core/gpuvirt.ko", NULL },
+	{ "gpuvirt", "kernel/core/gpuvirt.ko", "mdev" },
 	{ "gpuvirt_sim", "kernel/sim/gpuvirt_sim.ko", NULL },
 	{ "gpuvirt_vfio_pci", "kernel/vfio_pci/gpuvirt_vfio_pci.ko",
 	  "vfio_pci_core" },
