@@ -29,9 +29,12 @@ struct gpuvirt_mdev_parent;
  *	reference for the caller. With @alloc false, return NULL for VRAM that
  *	has never been written (it reads as zero); with @alloc true, back it,
  *	zeroed. Errors as ERR_PTR: -ENOSPC when the backend is out of memory
- *	for backing, -ENOMEM, -ERANGE past the end. May sleep.
+ *	for backing, -ENOMEM, -ERANGE past the end. May sleep. Called with
+ *	the vGPU's lock held by the engine, so it must not call back into
+ *	the core.
  * @vram_zero: make [offset, offset + size) read as zero. Pages that are
- *	mapped stay mapped and read zero. May sleep.
+ *	mapped stay mapped and read zero. May sleep. Called with the vGPU's
+ *	lock held (reset), so it must not call back into the core.
  * @vram_discard: release the backing of [offset, offset + size). The core
  *	calls it only when nothing maps the range any more. May sleep.
  *

@@ -31,8 +31,8 @@ struct gpuvirt_model {
 /* Name of the catalogue's custom model, whose size the backend supplies. */
 #define GPUVIRT_MODEL_CUSTOM	"custom"
 
-/* Limits for custom models: at least one 512 MiB slice, at most 1 TiB. */
-#define GPUVIRT_CUSTOM_VRAM_MIN	(512 * (u64)SZ_1M)
+/* Limits for custom models: room for a 1 GiB vGPU, at most 1 TiB. */
+#define GPUVIRT_CUSTOM_VRAM_MIN	(1024 * (u64)SZ_1M)
 #define GPUVIRT_CUSTOM_VRAM_MAX	(1024 * (u64)SZ_1G)
 #define GPUVIRT_ENGINES_MAX	64
 

@@ -113,13 +113,19 @@ int gpuvirt_mdev_gpu_add(struct gpuvirt_gpu *gpu)
 		mp->type_ptrs[i] = &mp->types[i].mtype;
 	}
 
+	err = gpuvirt_sched_start(mp);
+	if (err)
+		goto err_free_mp;
+
 	err = mdev_register_parent(&mp->parent, gpu->dev, &gpuvirt_mdev_driver,
 				   mp->type_ptrs, mp->nr_types);
 	if (err)
-		goto err_free_mp;
+		goto err_sched_stop;
 	gpu->mdev = mp;
 	return 0;
 
+err_sched_stop:
+	gpuvirt_sched_stop(mp);
 err_free_mp:
 	mutex_destroy(&mp->lock);
 	kfree(mp);
@@ -139,6 +145,7 @@ void gpuvirt_mdev_gpu_del(struct gpuvirt_gpu *gpu)
 	if (!mp)
 		return;
 	mdev_unregister_parent(&mp->parent);
+	gpuvirt_sched_stop(mp);
 	WARN_ON(mp->fb.count);
 	gpu->mdev = NULL;
 	mutex_destroy(&mp->lock);

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The guest-visible vGPU: an emulated PCI device over VFIO, described in
- * Documentation/vgpu-abi.rst and include/uapi/linux/gpuvirt_vgpu.h.
+ * Documentation/vgpu/vgpu-abi.rst and include/uapi/linux/gpuvirt_vgpu.h.
  *
  * Emulated: PCI config space with an MSI capability and INTx, BAR0
  * registers, BAR2 as the vGPU's VRAM slice (read, write and mmap, backed on
  * demand by the backend), INTx and MSI through eventfds, and reset, which
- * zeroes the slice. Not yet: the command ring and engines, and revoking
+ * zeroes the slice; the command ring is run by engine.c. Not yet: revoking
  * BAR2 mappings when PCI_COMMAND_MEMORY is cleared.
  */
 #include <linux/highmem.h>
@@ -103,7 +103,7 @@ static void gpuvirt_vgpu_cfg_init(struct gpuvirt_vgpu *vgpu)
 }
 
 /* Interrupts: deliver the vGPU's interrupt on MSI if enabled, else INTx. */
-static void gpuvirt_vgpu_irq_raise(struct gpuvirt_vgpu *vgpu)
+void gpuvirt_vgpu_irq_raise(struct gpuvirt_vgpu *vgpu)
 {
 	unsigned int m = GPUVIRT_VGPU_MSI_CAP;
 	u16 cmd, msi;
@@ -139,6 +139,8 @@ static void gpuvirt_vgpu_cfg_write(struct gpuvirt_vgpu *vgpu,
 /* BAR0 registers. */
 static u32 gpuvirt_vgpu_reg_read(struct gpuvirt_vgpu *vgpu, unsigned int reg)
 {
+	struct gpuvirt_vgpu_ring *r = &vgpu->ring;
+
 	lockdep_assert_held(&vgpu->lock);
 	switch (reg) {
 	case GPUVIRT_VGPU_REG_MAGIC:
@@ -150,9 +152,32 @@ static u32 gpuvirt_vgpu_reg_read(struct gpuvirt_vgpu *vgpu, unsigned int reg)
 	case GPUVIRT_VGPU_REG_VRAM_SIZE_HI:
 		return upper_32_bits(vgpu->vram_size);
 	case GPUVIRT_VGPU_REG_CAPS:
-		return GPUVIRT_VGPU_CAP_VRAM | GPUVIRT_VGPU_CAP_SWIRQ;
+		return GPUVIRT_VGPU_CAP_VRAM | GPUVIRT_VGPU_CAP_SWIRQ |
+		       GPUVIRT_VGPU_CAP_RING;
 	case GPUVIRT_VGPU_REG_STATUS:
-		return GPUVIRT_VGPU_STATUS_READY;
+		return GPUVIRT_VGPU_STATUS_READY |
+		       (r->head != r->tail ? GPUVIRT_VGPU_STATUS_BUSY : 0) |
+		       (r->error ? GPUVIRT_VGPU_STATUS_ERROR : 0);
+	case GPUVIRT_VGPU_REG_RING_BASE_LO:
+		return lower_32_bits(r->base);
+	case GPUVIRT_VGPU_REG_RING_BASE_HI:
+		return upper_32_bits(r->base);
+	case GPUVIRT_VGPU_REG_RING_SIZE:
+		return r->size;
+	case GPUVIRT_VGPU_REG_RING_HEAD:
+		return r->head;
+	case GPUVIRT_VGPU_REG_RING_TAIL:
+		return r->tail;
+	case GPUVIRT_VGPU_REG_FENCE:
+		return r->fence;
+	case GPUVIRT_VGPU_REG_ERROR:
+		return r->error;
+	case GPUVIRT_VGPU_REG_ERROR_HEAD:
+		return r->error_head;
+	case GPUVIRT_VGPU_REG_DONE_LO:
+		return lower_32_bits(r->done);
+	case GPUVIRT_VGPU_REG_DONE_HI:
+		return upper_32_bits(r->done);
 	case GPUVIRT_VGPU_REG_SCRATCH:
 		return vgpu->scratch;
 	case GPUVIRT_VGPU_REG_IRQ_STATUS:
@@ -162,11 +187,62 @@ static u32 gpuvirt_vgpu_reg_read(struct gpuvirt_vgpu *vgpu, unsigned int reg)
 	}
 }
 
+/*
+ * Ring setup is checked when the doorbell rings: a ring that does not fit
+ * the slice, or a tail outside the ring, stops it with ERR_RING.
+ */
+static void gpuvirt_vgpu_doorbell(struct gpuvirt_vgpu *vgpu, u32 tail)
+{
+	struct gpuvirt_vgpu_ring *r = &vgpu->ring;
+
+	r->tail = tail;
+	if (r->error || !r->size)
+		return;
+	if (!is_power_of_2(r->size) || r->size < GPUVIRT_VGPU_RING_SIZE_MIN ||
+	    r->size > GPUVIRT_VGPU_RING_SIZE_MAX || (r->base & 0xfff) ||
+	    r->base > vgpu->vram_size - r->size || tail >= r->size ||
+	    (tail & 3)) {
+		r->error = GPUVIRT_VGPU_ERR_RING;
+		r->error_head = r->head;
+		vgpu->irq_status |= GPUVIRT_VGPU_IRQ_ERROR;
+		gpuvirt_vgpu_irq_raise(vgpu);
+		return;
+	}
+	gpuvirt_sched_kick(vgpu);
+}
+
 static void gpuvirt_vgpu_reg_write(struct gpuvirt_vgpu *vgpu, unsigned int reg,
 				   u32 val)
 {
+	struct gpuvirt_vgpu_ring *r = &vgpu->ring;
+
 	lockdep_assert_held(&vgpu->lock);
 	switch (reg) {
+	case GPUVIRT_VGPU_REG_RING_BASE_LO:
+	case GPUVIRT_VGPU_REG_RING_BASE_HI:
+	case GPUVIRT_VGPU_REG_RING_SIZE:
+		/* the ring is set up while idle: HEAD restarts at 0 */
+		if (r->head != r->tail)
+			break;
+		if (reg == GPUVIRT_VGPU_REG_RING_BASE_LO)
+			r->base = (r->base & ~0xffffffffULL) | val;
+		else if (reg == GPUVIRT_VGPU_REG_RING_BASE_HI)
+			r->base = (r->base & 0xffffffffULL) | (u64)val << 32;
+		else
+			r->size = val;
+		r->head = 0;
+		r->tail = 0;
+		break;
+	case GPUVIRT_VGPU_REG_RING_TAIL:
+		gpuvirt_vgpu_doorbell(vgpu, val);
+		break;
+	case GPUVIRT_VGPU_REG_CONTROL:
+		if (val & GPUVIRT_VGPU_CTRL_CLEAR_ERROR) {
+			r->error = GPUVIRT_VGPU_ERR_NONE;
+			r->error_head = 0;
+			r->head = r->tail;
+		}
+		break;
 	case GPUVIRT_VGPU_REG_SCRATCH:
 		vgpu->scratch = val;
 		break;
@@ -397,6 +473,7 @@ static void gpuvirt_vgpu_reset(struct gpuvirt_vgpu *vgpu)
 	gpuvirt_vgpu_cfg_init(vgpu);
 	vgpu->scratch = 0;
 	vgpu->irq_status = 0;
+	memset(&vgpu->ring, 0, sizeof(vgpu->ring));
 	vgpu_ops(vgpu)->vram_zero(vgpu->mp->gpu, vgpu->vram_offset,
 				  vgpu->vram_size);
 }
@@ -545,6 +622,7 @@ static int gpuvirt_vgpu_set_irqs(struct gpuvirt_vgpu *vgpu, unsigned long arg)
 	struct eventfd_ctx **slot;
 	size_t data_size = 0;
 	u8 data[4] = { 0 };
+	s32 fd;
 	u32 action, type;
 	int err;
 
@@ -563,9 +641,13 @@ static int gpuvirt_vgpu_set_irqs(struct gpuvirt_vgpu *vgpu, unsigned long arg)
 	if (data_size &&
 	    copy_from_user(data, (void __user *)(arg + minsz), data_size))
 		return -EFAULT;
+	memcpy(&fd, data, sizeof(fd));
 
 	action = hdr.flags & VFIO_IRQ_SET_ACTION_TYPE_MASK;
 	type = hdr.flags & VFIO_IRQ_SET_DATA_TYPE_MASK;
+	/* only DATA_NONE may come without data: it disables a trigger */
+	if (!hdr.count && type != VFIO_IRQ_SET_DATA_NONE)
+		return -EINVAL;
 	slot = hdr.index == VFIO_PCI_INTX_IRQ_INDEX ? &vgpu->intx_trigger :
 						      &vgpu->msi_trigger;
 
@@ -575,7 +657,7 @@ static int gpuvirt_vgpu_set_irqs(struct gpuvirt_vgpu *vgpu, unsigned long arg)
 		if (type == VFIO_IRQ_SET_DATA_NONE && !hdr.count)
 			err = gpuvirt_vgpu_set_trigger(slot, -1);
 		else if (type == VFIO_IRQ_SET_DATA_EVENTFD)
-			err = gpuvirt_vgpu_set_trigger(slot, *(s32 *)data);
+			err = gpuvirt_vgpu_set_trigger(slot, fd);
 		else if (!*slot)
 			err = -EINVAL;	/* nothing to trigger yet */
 		else if (type == VFIO_IRQ_SET_DATA_NONE || data[0])
@@ -583,7 +665,7 @@ static int gpuvirt_vgpu_set_irqs(struct gpuvirt_vgpu *vgpu, unsigned long arg)
 		break;
 	case VFIO_IRQ_SET_ACTION_MASK:
 	case VFIO_IRQ_SET_ACTION_UNMASK:
-		if (hdr.index != VFIO_PCI_INTX_IRQ_INDEX ||
+		if (hdr.index != VFIO_PCI_INTX_IRQ_INDEX || !hdr.count ||
 		    type == VFIO_IRQ_SET_DATA_EVENTFD) {
 			err = -EINVAL;
 			break;
@@ -640,6 +722,7 @@ static int gpuvirt_vgpu_open(struct vfio_device *vdev)
 {
 	struct gpuvirt_vgpu *vgpu = to_vgpu(vdev);
 
+	gpuvirt_sched_attach(vgpu);
 	mutex_lock(&vgpu->lock);
 	gpuvirt_vgpu_reset(vgpu);
 	mutex_unlock(&vgpu->lock);
@@ -650,6 +733,7 @@ static void gpuvirt_vgpu_close(struct vfio_device *vdev)
 {
 	struct gpuvirt_vgpu *vgpu = to_vgpu(vdev);
 
+	gpuvirt_sched_detach(vgpu);
 	mutex_lock(&vgpu->lock);
 	gpuvirt_vgpu_set_trigger(&vgpu->intx_trigger, -1);
 	gpuvirt_vgpu_set_trigger(&vgpu->msi_trigger, -1);
@@ -680,6 +764,8 @@ static int gpuvirt_vgpu_init(struct vfio_device *vdev)
 	vgpu->vram_size = type->profile->fb_size;
 	vgpu->bar2_size = roundup_pow_of_two(vgpu->vram_size);
 	mutex_init(&vgpu->lock);
+	INIT_LIST_HEAD(&vgpu->run_node);
+	vgpu->detached = true;	/* until opened */
 	gpuvirt_vgpu_cfg_init(vgpu);
 	return 0;
 }

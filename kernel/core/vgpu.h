@@ -15,6 +15,27 @@
 #include "profiles.h"
 
 struct gpuvirt_mdev_parent;
+struct gpuvirt_vgpu;
+
+/**
+ * struct gpuvirt_sched - the engine of one GPU and who runs on it
+ * @lock: protects @runq, the vGPUs' run_node and @current_vgpu
+ * @runq: vGPUs with work, in turn order
+ * @current_vgpu: the vGPU the engine is running, or NULL
+ * @wq: the engine thread waits here for work
+ * @idle_wq: gpuvirt_sched_detach() waits here for the engine to let go
+ * @thread: the engine thread
+ * @turns: turns run, for debugfs; engine thread only
+ */
+struct gpuvirt_sched {
+	spinlock_t lock;	/* see above */
+	struct list_head runq;
+	struct gpuvirt_vgpu *current_vgpu;
+	wait_queue_head_t wq;
+	wait_queue_head_t idle_wq;
+	struct task_struct *thread;
+	u64 turns;
+};
 
 /**
  * struct gpuvirt_type - one vGPU type of one GPU, an mdev type
@@ -38,6 +59,7 @@ struct gpuvirt_type {
  * @profiles: the GPU's time-sliced profiles
  * @types: the mdev types made of them
  * @type_ptrs: what mdev_register_parent() takes
+ * @sched: the GPU's engine
  *
  * Allocated when the GPU registers, freed after mdev_unregister_parent()
  * has removed every vGPU.
@@ -51,6 +73,31 @@ struct gpuvirt_mdev_parent {
 	struct gpuvirt_profile profiles[GPUVIRT_PROFILES_MAX];
 	struct gpuvirt_type types[GPUVIRT_PROFILES_MAX];
 	struct mdev_type *type_ptrs[GPUVIRT_PROFILES_MAX];
+	struct gpuvirt_sched sched;
+};
+
+/**
+ * struct gpuvirt_vgpu_ring - a vGPU's command ring, as its registers say
+ * @base: ring offset in the slice
+ * @size: ring size in bytes; 0 when the ring is off
+ * @head: next byte the engine reads
+ * @tail: end of the work the driver has rung in
+ * @fence: last completed fence seqno
+ * @error: GPUVIRT_VGPU_ERR_*; non-zero stops the ring
+ * @error_head: ring offset of the packet that failed
+ * @done: packets completed
+ * @busy_ns: modelled engine time used
+ */
+struct gpuvirt_vgpu_ring {
+	u64 base;
+	u32 size;
+	u32 head;
+	u32 tail;
+	u32 fence;
+	u32 error;
+	u32 error_head;
+	u64 done;
+	u64 busy_ns;
 };
 
 #define GPUVIRT_VGPU_CFG_SIZE	256
@@ -71,6 +118,9 @@ struct gpuvirt_mdev_parent {
  * @intx_trigger: eventfd for INTx, or NULL
  * @msi_trigger: eventfd for MSI, or NULL
  * @intx_masked: INTx is masked through VFIO
+ * @ring: the command ring
+ * @detached: the device is closed: the engine must not run it
+ * @run_node: entry in the GPU's run queue, under the scheduler's lock
  */
 struct gpuvirt_vgpu {
 	struct vfio_device vdev;
@@ -88,6 +138,10 @@ struct gpuvirt_vgpu {
 	struct eventfd_ctx *intx_trigger;
 	struct eventfd_ctx *msi_trigger;
 	bool intx_masked;
+	struct gpuvirt_vgpu_ring ring;
+	bool detached;
+
+	struct list_head run_node;
 };
 
 int gpuvirt_mdev_init(void);
@@ -96,5 +150,13 @@ int gpuvirt_mdev_gpu_add(struct gpuvirt_gpu *gpu);
 void gpuvirt_mdev_gpu_del(struct gpuvirt_gpu *gpu);
 
 extern const struct vfio_device_ops gpuvirt_vgpu_ops;
+
+void gpuvirt_vgpu_irq_raise(struct gpuvirt_vgpu *vgpu);
+
+int gpuvirt_sched_start(struct gpuvirt_mdev_parent *mp);
+void gpuvirt_sched_stop(struct gpuvirt_mdev_parent *mp);
+void gpuvirt_sched_kick(struct gpuvirt_vgpu *vgpu);
+void gpuvirt_sched_detach(struct gpuvirt_vgpu *vgpu);
+void gpuvirt_sched_attach(struct gpuvirt_vgpu *vgpu);
 
 #endif /* GPUVIRT_VGPU_H */

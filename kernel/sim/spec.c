@@ -140,7 +140,7 @@ int gpuvirt_sim_parse_new(const char *buf, size_t len,
 		if (gpuvirt_sim_size(f, n, &spec->vram_size) ||
 		    spec->vram_size < GPUVIRT_CUSTOM_VRAM_MIN ||
 		    spec->vram_size > GPUVIRT_CUSTOM_VRAM_MAX) {
-			*why = "custom VRAM must be a size from 512M to 1T";
+			*why = "custom VRAM must be a size from 1G to 1T";
 			return -EINVAL;
 		}
 		n = gpuvirt_sim_field(&c, &f);

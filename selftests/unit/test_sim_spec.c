@@ -25,7 +25,8 @@ static const struct new_case new_cases[] = {
 	/* the model name is checked against the catalogue by the driver */
 	{ "3 nosuchgpu", 0, 3, "nosuchgpu", 0, 0, NULL },
 	{ "1 custom 24G 4", 0, 1, "custom", 24ULL << 30, 4, NULL },
-	{ "1 custom 512M 1\n", 0, 1, "custom", 512ULL << 20, 1, NULL },
+	{ "1 custom 1024M 1\n", 0, 1, "custom", 1ULL << 30, 1, NULL },
+	{ "1 custom 512M 1", -EINVAL, 0, NULL, 0, 0, "custom VRAM" },
 	{ "1 custom 1T 64", 0, 1, "custom", 1ULL << 40, 64, NULL },
 	{ "1 custom 1048576k 2", 0, 1, "custom", 1ULL << 30, 2, NULL },
 	{ "", -EINVAL, 0, NULL, 0, 0, "ID must be" },

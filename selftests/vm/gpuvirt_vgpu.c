@@ -73,6 +73,27 @@ struct vfio_user {
 	int container, group, device;
 };
 
+/*
+ * Users opened by the running test, closed by the teardown even when an
+ * assertion cut the test short: removing a vGPU waits for its users, so a
+ * test that still held one would wait for itself.
+ */
+static struct vfio_user *open_users[4];
+
+static void vfio_track(struct vfio_user *u, bool add)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(open_users); i++) {
+		if (add && !open_users[i]) {
+			open_users[i] = u;
+			return;
+		}
+		if (!add && open_users[i] == u)
+			open_users[i] = NULL;
+	}
+}
+
 static int vfio_open(struct vfio_user *u, const char *uuid)
 {
 	char path[256], link[256];
@@ -80,6 +101,7 @@ static int vfio_open(struct vfio_user *u, const char *uuid)
 	ssize_t n;
 
 	u->container = u->group = u->device = -1;
+	vfio_track(u, true);
 	snprintf(path, sizeof(path), MDEVS "/%s/iommu_group", uuid);
 	n = readlink(path, link, sizeof(link) - 1);
 	if (n < 0)
@@ -115,6 +137,7 @@ static void vfio_close(struct vfio_user *u)
 	if (u->container >= 0)
 		close(u->container);
 	u->container = u->group = u->device = -1;
+	vfio_track(u, false);
 }
 
 static uint32_t cfg_rd(int fd, unsigned int off, unsigned int len)
@@ -165,6 +188,11 @@ FIXTURE_SETUP(vgpu)
 
 FIXTURE_TEARDOWN(vgpu)
 {
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(open_users); i++)
+		if (open_users[i])
+			vfio_close(open_users[i]);
 	vgpu_remove(UUID_A);
 	vgpu_remove(UUID_B);
 	if (self->kmsg >= 0)
@@ -577,6 +605,245 @@ TEST_F(vgpu, remove_while_open)
 	EXPECT_FALSE(gv_exists(MDEVS "/" UUID_A));
 	EXPECT_EQ(0, backed_pages());
 	EXPECT_EQ(4, available("H200-35C"));
+}
+
+/* A ring of 4 KiB at slice offset 0, written through the BAR2 mapping. */
+struct ring {
+	int fd;
+	uint32_t *vram;		/* the first 8 MiB of the slice, mapped */
+	uint32_t tail;		/* bytes */
+};
+
+#define RING_MAP	(8u << 20)
+
+static int ring_setup(struct ring *r, int fd)
+{
+	r->fd = fd;
+	r->tail = 0;
+	r->vram = mmap(NULL, RING_MAP, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		       REGION(VFIO_PCI_BAR2_REGION_INDEX));
+	if (r->vram == MAP_FAILED)
+		return -errno;
+	return reg_wr(fd, GPUVIRT_VGPU_REG_RING_BASE_LO, 0) ?:
+	       reg_wr(fd, GPUVIRT_VGPU_REG_RING_BASE_HI, 0) ?:
+	       reg_wr(fd, GPUVIRT_VGPU_REG_RING_SIZE, 4096);
+}
+
+static void ring_put(struct ring *r, const uint32_t *dw, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		r->vram[r->tail / 4] = dw[i];
+		r->tail = (r->tail + 4) & 4095;
+	}
+}
+
+static int ring_kick(struct ring *r)
+{
+	return reg_wr(r->fd, GPUVIRT_VGPU_REG_RING_TAIL, r->tail);
+}
+
+/* Wait until the engine has taken everything or stopped; 0 or -ETIMEDOUT. */
+static int ring_idle(struct ring *r, int ms)
+{
+	for (; ms > 0; ms -= 10) {
+		uint32_t st = reg_rd(r->fd, GPUVIRT_VGPU_REG_STATUS);
+
+		if (!(st & GPUVIRT_VGPU_STATUS_BUSY) ||
+		    (st & GPUVIRT_VGPU_STATUS_ERROR))
+			return 0;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+static uint64_t compute_ref(uint32_t seed, uint32_t rounds)
+{
+	uint64_t x = seed;
+
+	while (rounds--)
+		x = x * GPUVIRT_VGPU_COMPUTE_MUL + GPUVIRT_VGPU_COMPUTE_ADD;
+	return x;
+}
+
+TEST_F(vgpu, ring_runs_packets)
+{
+	const uint32_t fill[] = { GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_FILL, 6, 0),
+				  0x10000, 0, 0x100000, 0, 0xc0ffee11 };
+	const uint32_t copy[] = { GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_COPY, 7, 0),
+				  0x200000, 0, 0x10000, 0, 0x2000, 0 };
+	const uint32_t comp[] = { GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_COMPUTE, 5, 0),
+				  300, 0x300000, 0, 77 };
+	const uint32_t nop[] = { GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_NOP, 1, 0) };
+	const uint32_t fence[] = { GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_FENCE, 4,
+						    GPUVIRT_VGPU_PKT_FLAG_IRQ),
+				   42, 0x400000, 0 };
+	struct vfio_user u;
+	struct ring r;
+	uint64_t res;
+	int msi;
+	unsigned int i;
+
+	ASSERT_EQ(0, vgpu_create("H200-35C", UUID_A));
+	ASSERT_EQ(0, vfio_open(&u, UUID_A));
+	EXPECT_TRUE(reg_rd(u.device, GPUVIRT_VGPU_REG_CAPS) & GPUVIRT_VGPU_CAP_RING);
+	ASSERT_EQ(0, ring_setup(&r, u.device));
+	msi = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ASSERT_EQ(0, set_irq_eventfd(u.device, VFIO_PCI_MSI_IRQ_INDEX, msi));
+	ASSERT_EQ(0, cfg_wr(u.device, 0x42, 1, 2));
+
+	ring_put(&r, fill, 6);
+	ring_put(&r, copy, 7);
+	ring_put(&r, comp, 5);
+	ring_put(&r, nop, 1);
+	ring_put(&r, fence, 4);
+	ASSERT_EQ(0, ring_kick(&r));
+	ASSERT_EQ(1, wait_eventfd(msi, 10000));
+
+	EXPECT_EQ(42, reg_rd(u.device, GPUVIRT_VGPU_REG_FENCE));
+	EXPECT_EQ(5, reg_rd(u.device, GPUVIRT_VGPU_REG_DONE_LO));
+	EXPECT_EQ(0, reg_rd(u.device, GPUVIRT_VGPU_REG_ERROR));
+	EXPECT_EQ(r.tail, reg_rd(u.device, GPUVIRT_VGPU_REG_RING_HEAD));
+	EXPECT_TRUE(reg_rd(u.device, GPUVIRT_VGPU_REG_IRQ_STATUS) &
+		    GPUVIRT_VGPU_IRQ_FENCE);
+	/* the work really happened in VRAM */
+	for (i = 0; i < 0x100000 / 4; i += 97)
+		ASSERT_EQ(0xc0ffee11, r.vram[0x10000 / 4 + i]) TH_LOG("fill @%u", i);
+	EXPECT_EQ(0, r.vram[(0x10000 + 0x100000) / 4]);	/* and no further */
+	for (i = 0; i < 0x2000 / 4; i++)
+		ASSERT_EQ(0xc0ffee11, r.vram[0x200000 / 4 + i]);
+	EXPECT_EQ(0, r.vram[(0x200000 + 0x2000) / 4]);
+	memcpy(&res, &r.vram[0x300000 / 4], 8);
+	EXPECT_EQ(compute_ref(77, 300), res);
+	EXPECT_EQ(42, r.vram[0x400000 / 4]);
+
+	munmap(r.vram, RING_MAP);
+	close(msi);
+	vfio_close(&u);
+}
+
+TEST_F(vgpu, ring_bad_packets_stop_only_this_vgpu)
+{
+	const uint32_t outside[] = { GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_FILL, 6, 0),
+				     0, 9, 0x1000, 0, 1 };	/* dst 36 GiB */
+	const uint32_t straddle[] = { GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_COPY, 7, 0),
+				      0x100000, 0, 0xbffff000, 8, 0x2000, 0 };
+	const uint32_t badop[] = { GPUVIRT_VGPU_PKT(0x77, 1, 0) };
+	const uint32_t badlen[] = { GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_FENCE, 2, 0), 1 };
+	const uint32_t misaligned[] = { GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_FENCE, 4, 0),
+					1, 0x1001, 0 };
+	const uint32_t fence[] = { GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_FENCE, 4, 0),
+				   7, 0xffffffff, 0xffffffff };
+	const struct { const uint32_t *p; unsigned int n; uint32_t err; } bad[] = {
+		{ outside, 6, GPUVIRT_VGPU_ERR_ADDRESS },
+		{ straddle, 7, GPUVIRT_VGPU_ERR_ADDRESS },
+		{ badop, 1, GPUVIRT_VGPU_ERR_OPCODE },
+		{ badlen, 2, GPUVIRT_VGPU_ERR_LENGTH },
+		{ misaligned, 4, GPUVIRT_VGPU_ERR_ALIGN },
+	};
+	struct vfio_user u;
+	struct ring r;
+	unsigned int i;
+	uint32_t head;
+	int msi;
+
+	ASSERT_EQ(0, vgpu_create("H200-35C", UUID_A));
+	ASSERT_EQ(0, vfio_open(&u, UUID_A));
+	ASSERT_EQ(0, ring_setup(&r, u.device));
+	msi = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ASSERT_EQ(0, set_irq_eventfd(u.device, VFIO_PCI_MSI_IRQ_INDEX, msi));
+	ASSERT_EQ(0, cfg_wr(u.device, 0x42, 1, 2));
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		head = r.tail;
+		ring_put(&r, bad[i].p, bad[i].n);
+		ASSERT_EQ(0, ring_kick(&r));
+		ASSERT_EQ(1, wait_eventfd(msi, 5000)) TH_LOG("case %u", i);
+		EXPECT_EQ(bad[i].err, reg_rd(u.device, GPUVIRT_VGPU_REG_ERROR))
+			TH_LOG("case %u", i);
+		EXPECT_EQ(head, reg_rd(u.device, GPUVIRT_VGPU_REG_ERROR_HEAD));
+		EXPECT_TRUE(reg_rd(u.device, GPUVIRT_VGPU_REG_STATUS) &
+			    GPUVIRT_VGPU_STATUS_ERROR);
+		EXPECT_TRUE(reg_rd(u.device, GPUVIRT_VGPU_REG_IRQ_STATUS) &
+			    GPUVIRT_VGPU_IRQ_ERROR);
+		/* clear and go on: the next good packet runs */
+		ASSERT_EQ(0, reg_wr(u.device, GPUVIRT_VGPU_REG_IRQ_STATUS, ~0u));
+		ASSERT_EQ(0, reg_wr(u.device, GPUVIRT_VGPU_REG_CONTROL,
+				    GPUVIRT_VGPU_CTRL_CLEAR_ERROR));
+		EXPECT_EQ(0, reg_rd(u.device, GPUVIRT_VGPU_REG_ERROR));
+		ring_put(&r, fence, 4);
+		ASSERT_EQ(0, ring_kick(&r));
+		ASSERT_EQ(0, ring_idle(&r, 5000));
+		EXPECT_EQ(7, reg_rd(u.device, GPUVIRT_VGPU_REG_FENCE));
+		ASSERT_EQ(0, reg_wr(u.device, GPUVIRT_VGPU_REG_IRQ_STATUS, ~0u));
+	}
+
+	/* a garbage ring: stops with some error, never hurts the host */
+	for (i = 0; i < 1024; i++)
+		r.vram[i] = 0x9e3779b9u * (i + 1);
+	r.tail = 4092;
+	ASSERT_EQ(0, ring_kick(&r));
+	ASSERT_EQ(0, ring_idle(&r, 5000));
+	EXPECT_TRUE(reg_rd(u.device, GPUVIRT_VGPU_REG_STATUS) &
+		    GPUVIRT_VGPU_STATUS_ERROR);
+
+	/* a bad ring setup is refused at the doorbell */
+	ASSERT_EQ(0, ioctl(u.device, VFIO_DEVICE_RESET));
+	ASSERT_EQ(0, reg_wr(u.device, GPUVIRT_VGPU_REG_RING_SIZE, 3000));
+	ASSERT_EQ(0, reg_wr(u.device, GPUVIRT_VGPU_REG_RING_TAIL, 4));
+	EXPECT_EQ(GPUVIRT_VGPU_ERR_RING, reg_rd(u.device, GPUVIRT_VGPU_REG_ERROR));
+
+	/* after reset the vGPU works again */
+	ASSERT_EQ(0, ioctl(u.device, VFIO_DEVICE_RESET));
+	EXPECT_EQ(0, reg_rd(u.device, GPUVIRT_VGPU_REG_ERROR));
+	munmap(r.vram, RING_MAP);
+	ASSERT_EQ(0, ring_setup(&r, u.device));
+	ring_put(&r, fence, 4);
+	ASSERT_EQ(0, ring_kick(&r));
+	ASSERT_EQ(0, ring_idle(&r, 5000));
+	EXPECT_EQ(7, reg_rd(u.device, GPUVIRT_VGPU_REG_FENCE));
+	EXPECT_EQ(0, reg_rd(u.device, GPUVIRT_VGPU_REG_ERROR));
+
+	munmap(r.vram, RING_MAP);
+	close(msi);
+	vfio_close(&u);
+}
+
+TEST_F(vgpu, two_vgpus_share_the_engine)
+{
+	const uint32_t comp[] = { GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_COMPUTE, 5, 0),
+				  2000, 0x100000, 0, 5 };
+	struct vfio_user a, b;
+	struct ring ra, rb;
+	unsigned int i;
+	uint64_t res;
+
+	ASSERT_EQ(0, vgpu_create("H200-35C", UUID_A));
+	ASSERT_EQ(0, vgpu_create("H200-35C", UUID_B));
+	ASSERT_EQ(0, vfio_open(&a, UUID_A));
+	ASSERT_EQ(0, vfio_open(&b, UUID_B));
+	ASSERT_EQ(0, ring_setup(&ra, a.device));
+	ASSERT_EQ(0, ring_setup(&rb, b.device));
+	/* 10 x 2 ms of modelled work each */
+	for (i = 0; i < 10; i++) {
+		ring_put(&ra, comp, 5);
+		ring_put(&rb, comp, 5);
+	}
+	ASSERT_EQ(0, ring_kick(&ra));
+	ASSERT_EQ(0, ring_kick(&rb));
+	ASSERT_EQ(0, ring_idle(&ra, 20000));
+	ASSERT_EQ(0, ring_idle(&rb, 20000));
+	EXPECT_EQ(10, reg_rd(a.device, GPUVIRT_VGPU_REG_DONE_LO));
+	EXPECT_EQ(10, reg_rd(b.device, GPUVIRT_VGPU_REG_DONE_LO));
+	memcpy(&res, &ra.vram[0x100000 / 4], 8);
+	EXPECT_EQ(compute_ref(5, 2000), res);
+	memcpy(&res, &rb.vram[0x100000 / 4], 8);
+	EXPECT_EQ(compute_ref(5, 2000), res);
+	munmap(ra.vram, RING_MAP);
+	munmap(rb.vram, RING_MAP);
+	vfio_close(&a);
+	vfio_close(&b);
 }
 
 TEST_HARNESS_MAIN

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause) */
 /*
  * The guest-visible gpuvirt vGPU: a PCI device handed to a VM over VFIO.
- * Documentation/vgpu-abi.rst describes it in full; this header gives the
+ * Documentation/vgpu/vgpu-abi.rst describes it in full; this header gives the
  * numbers. All registers are little-endian and 32 bits wide; 64-bit values
  * are split in _LO and _HI halves.
  */
@@ -33,15 +33,74 @@
 #define GPUVIRT_VGPU_REG_IRQ_STATUS	0x020	/* RW1C: GPUVIRT_VGPU_IRQ_* pending */
 #define GPUVIRT_VGPU_REG_IRQ_RAISE	0x024	/* WO: raise GPUVIRT_VGPU_IRQ_SW */
 
+/* The command ring (see "Command ring" in the ABI document). */
+#define GPUVIRT_VGPU_REG_RING_BASE_LO	0x040	/* RW: ring offset in the slice */
+#define GPUVIRT_VGPU_REG_RING_BASE_HI	0x044
+#define GPUVIRT_VGPU_REG_RING_SIZE	0x048	/* RW: bytes, power of 2; 0 = off */
+#define GPUVIRT_VGPU_REG_RING_HEAD	0x04c	/* RO: next byte the engine reads */
+#define GPUVIRT_VGPU_REG_RING_TAIL	0x050	/* RW: doorbell: end of new work */
+#define GPUVIRT_VGPU_REG_FENCE		0x054	/* RO: last completed fence seqno */
+#define GPUVIRT_VGPU_REG_ERROR		0x058	/* RO: GPUVIRT_VGPU_ERR_* */
+#define GPUVIRT_VGPU_REG_ERROR_HEAD	0x05c	/* RO: ring offset of the bad packet */
+#define GPUVIRT_VGPU_REG_CONTROL	0x060	/* WO: GPUVIRT_VGPU_CTRL_* */
+#define GPUVIRT_VGPU_REG_DONE_LO	0x068	/* RO: packets completed */
+#define GPUVIRT_VGPU_REG_DONE_HI	0x06c
+
+#define GPUVIRT_VGPU_RING_SIZE_MIN	0x1000
+#define GPUVIRT_VGPU_RING_SIZE_MAX	0x100000
+
+/* CONTROL bits. */
+#define GPUVIRT_VGPU_CTRL_CLEAR_ERROR	(1U << 0)	/* resume at RING_TAIL */
+
+/* ERROR codes; the engine stops at the bad packet until CLEAR_ERROR. */
+#define GPUVIRT_VGPU_ERR_NONE		0
+#define GPUVIRT_VGPU_ERR_OPCODE		1	/* unknown opcode */
+#define GPUVIRT_VGPU_ERR_LENGTH		2	/* wrong length for the opcode */
+#define GPUVIRT_VGPU_ERR_ADDRESS	3	/* an address outside the slice */
+#define GPUVIRT_VGPU_ERR_ALIGN		4	/* a misaligned address or size */
+#define GPUVIRT_VGPU_ERR_RING		5	/* bad ring base, size or tail */
+#define GPUVIRT_VGPU_ERR_MEMORY		6	/* the host could not back VRAM */
+
+/*
+ * Packets: a header dword, then arguments, all little-endian dwords; 64-bit
+ * arguments are two dwords, low first. Offsets are in the vGPU's slice.
+ */
+#define GPUVIRT_VGPU_PKT_OPCODE(h)	((h) & 0xff)
+#define GPUVIRT_VGPU_PKT_DWORDS(h)	(((h) >> 8) & 0xff)
+#define GPUVIRT_VGPU_PKT_FLAGS(h)	((h) >> 16)
+#define GPUVIRT_VGPU_PKT(op, dwords, flags) \
+	((op) | ((dwords) << 8) | ((flags) << 16))
+
+#define GPUVIRT_VGPU_PKT_FLAG_IRQ	(1U << 0)	/* FENCE: raise IRQ_FENCE */
+
+#define GPUVIRT_VGPU_OP_NOP		0x00	/* 1 dword */
+#define GPUVIRT_VGPU_OP_FENCE		0x01	/* 4: seqno, addr lo/hi (~0: none) */
+#define GPUVIRT_VGPU_OP_FILL		0x02	/* 6: dst lo/hi, len lo/hi, pattern */
+#define GPUVIRT_VGPU_OP_COPY		0x03	/* 7: dst lo/hi, src lo/hi, len lo/hi */
+#define GPUVIRT_VGPU_OP_COMPUTE		0x04	/* 5: cost_us, dst lo/hi, seed */
+
 #define GPUVIRT_VGPU_MAGIC		0x56555047	/* "GPUV" */
 #define GPUVIRT_VGPU_VERSION		1
 
 #define GPUVIRT_VGPU_CAP_VRAM		(1U << 0)	/* BAR2 VRAM slice */
 #define GPUVIRT_VGPU_CAP_SWIRQ		(1U << 1)	/* IRQ_RAISE works */
+#define GPUVIRT_VGPU_CAP_RING		(1U << 2)	/* the command ring */
 
 /* Interrupt causes, in IRQ_STATUS. */
 #define GPUVIRT_VGPU_IRQ_SW		(1U << 0)	/* raised through IRQ_RAISE */
+#define GPUVIRT_VGPU_IRQ_FENCE		(1U << 1)	/* a FENCE with FLAG_IRQ ran */
+#define GPUVIRT_VGPU_IRQ_ERROR		(1U << 2)	/* the engine stopped */
+
+/*
+ * COMPUTE result: the 64-bit value written at dst is x after cost_us rounds
+ * of x = x * GPUVIRT_VGPU_COMPUTE_MUL + GPUVIRT_VGPU_COMPUTE_ADD, from
+ * x = seed.
+ */
+#define GPUVIRT_VGPU_COMPUTE_MUL	6364136223846793005ULL
+#define GPUVIRT_VGPU_COMPUTE_ADD	1442695040888963407ULL
 
 #define GPUVIRT_VGPU_STATUS_READY	(1U << 0)
+#define GPUVIRT_VGPU_STATUS_BUSY	(1U << 1)	/* HEAD != TAIL */
+#define GPUVIRT_VGPU_STATUS_ERROR	(1U << 2)	/* stopped; see ERROR */
 
 #endif /* _UAPI_LINUX_GPUVIRT_VGPU_H */

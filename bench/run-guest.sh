@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Guest side of the benchmarks: runs inside the test VM (bench/run.sh boots
+# it through selftests/vm-run.sh --cmd), cwd = the repo. Loads the modules,
+# creates a simulated H200 and one H200-35C vGPU, loads the kernel's mtty
+# sample (the vgpu_lifecycle baseline) when it was built, runs
+# build/bench/vgpu_bench, then removes everything it created.
+#
+# Usage: bench/run-guest.sh [vgpu_bench options]   (see bench/vgpu_bench.c)
+set -u
+
+cd "${GPUVIRT_SRC:-.}" || exit 1
+KVER=${KVER:-$(uname -r)}
+KO=${GPUVIRT_KO_DIR:-build/$KVER}
+BIN=build/bench/vgpu_bench
+MTTY_KO=build/$KVER/bench/mtty/mtty.ko
+UUID=b3e5c0de-0000-4000-8000-0000000000a1
+TYPE=/sys/class/mdev_bus/sim0/mdev_supported_types/gpuvirt_sim-H200-35C
+
+say() { echo "run-guest: $*"; }
+
+cleanup() {
+	local d
+	for d in /sys/bus/mdev/devices/b3e5c0de-*; do
+		[ -e "$d/remove" ] && echo 1 >"$d/remove"
+	done
+	[ -e /sys/bus/gpuvirt_sim/del_device ] && [ -e /sys/class/mdev_bus/sim0 ] &&
+		echo 0 >/sys/bus/gpuvirt_sim/del_device
+	rmmod mtty gpuvirt_sim gpuvirt 2>/dev/null
+	return 0
+}
+trap cleanup EXIT
+
+if [ ! -x "$BIN" ] || [ ! -e "$KO/kernel/core/gpuvirt.ko" ]; then
+	say "missing $BIN or $KO/kernel/core/gpuvirt.ko: run bench/run.sh on the host"
+	exit 1
+fi
+
+say "kernel $KVER, $(nproc) CPUs, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)," \
+	"THP $(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
+
+modprobe vfio && modprobe mdev && modprobe vfio_iommu_type1 &&
+	insmod "$KO/kernel/core/gpuvirt.ko" && insmod "$KO/kernel/sim/gpuvirt_sim.ko" &&
+	echo "0 h200-141gb" >/sys/bus/gpuvirt_sim/new_device &&
+	echo "$UUID" >"$TYPE/create" || {
+	say "could not load the modules or create the vGPU"
+	exit 1
+}
+say "simulated H200 sim0, vGPU H200-35C $UUID;" \
+	"host_mem_cap_mb=$(cat /sys/module/gpuvirt_sim/parameters/host_mem_cap_mb)"
+
+# The baseline of vgpu_lifecycle. A missing one is reported, never faked.
+export BENCH_MTTY_WHY=""
+if [ ! -e "$MTTY_KO" ]; then
+	BENCH_MTTY_WHY="$MTTY_KO was not built (bench/run.sh builds it)"
+elif ! out=$(insmod "$MTTY_KO" 2>&1); then
+	BENCH_MTTY_WHY="insmod $MTTY_KO failed: $out"
+elif [ ! -e /sys/class/mdev_bus/mtty/mdev_supported_types/mtty-2/create ]; then
+	BENCH_MTTY_WHY="mtty loaded but has no mdev type mtty-2"
+else
+	say "mtty sample loaded from $(cat "${MTTY_KO%/*}/source" 2>/dev/null || echo "$MTTY_KO")"
+fi
+[ -z "$BENCH_MTTY_WHY" ] || say "no mtty baseline: $BENCH_MTTY_WHY"
+
+"$BIN" --uuid "$UUID" "$@"
+rc=$?
+say "backed VRAM after the run: $(grep backed_pages /sys/kernel/debug/gpuvirt_sim/sim0/vram 2>/dev/null)"
+exit $rc

@@ -1,0 +1,654 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * gpuvirt vGPU benchmarks, run inside the test VM by bench/run-guest.sh.
+ *
+ * Absolute timings on shared machines (and under TCG) are noise, so every
+ * benchmark measures the vGPU path and a baseline side by side, interleaved
+ * round by round (the order alternates to cancel drift), and reports the
+ * median of the per-round ratios and their spread:
+ *
+ *   bench: NAME ratio=R (median of N rounds, min..max)
+ *
+ * followed by "raw:" lines with the per-round numbers. Nothing here asserts
+ * on time; the exit status only says whether the benchmarks could run.
+ *
+ *   bar2_*            BAR2 (VRAM slice) mmap bandwidth vs memcpy between two
+ *                     anonymous buffers, steady state and first touch
+ *   irq_raise_latency IRQ_RAISE on BAR0 (pwrite) to the MSI eventfd firing
+ *                     (poll + read), vs one pread of a BAR0 register and vs
+ *                     getppid(); the command-ring doorbell does not exist yet
+ *   vgpu_lifecycle    mdev create + VFIO group open + close + remove of a
+ *                     vGPU vs the same loop on the kernel's mtty sample
+ *
+ * Defaults: 15 rounds, 64 MiB steady state, 16 MiB first-touch windows,
+ * IRQ batches of 2000, 30 lifecycle cycles a round and driver.
+ *
+ * Usage: vgpu_bench --uuid UUID [-r ROUNDS] [-s MIB] [-t MIB] [-k BATCH]
+ *                   [-n CYCLES] [--only bar2,irq,lifecycle]
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/vfio.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/gpuvirt_vgpu.h>
+
+#define MDEVS		"/sys/bus/mdev/devices"
+#define GV_TYPE		"/sys/class/mdev_bus/sim0/mdev_supported_types/gpuvirt_sim-H200-35C"
+#define MTTY_TYPE	"/sys/class/mdev_bus/mtty/mdev_supported_types/mtty-2"
+#define GV_LC_UUID	"b3e5c0de-0000-4000-8000-0000000000c1"
+#define MTTY_LC_UUID	"b3e5c0de-0000-4000-8000-0000000000c2"
+#define REGION(i)	((uint64_t)(i) << 40)
+#define MIB		(1UL << 20)
+#define MAX_ROUNDS	64
+
+static int rounds = 15;
+static size_t steady_mib = 64, touch_mib = 16;
+static int irq_batch = 2000, lc_cycles = 30;
+static const char *uuid;
+static int failures;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Print the summary line of n per-round ratios. */
+static void report(const char *name, const double *ratio, int n,
+		   const char *note)
+{
+	double s[MAX_ROUNDS], med;
+	int i;
+
+	if (n <= 0) {
+		printf("bench: %s ratio=n/a (no rounds)%s%s\n", name,
+		       note ? " " : "", note ? note : "");
+		return;
+	}
+	for (i = 0; i < n; i++)
+		s[i] = ratio[i];
+	qsort(s, n, sizeof(s[0]), cmp_double);
+	med = n & 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	printf("bench: %s ratio=%.3f (median of %d rounds, %.3f..%.3f)%s%s\n",
+	       name, med, n, s[0], s[n - 1], note ? " " : "", note ? note : "");
+	fflush(stdout);
+}
+
+static int sysfs_write(const char *path, const char *s)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	n = n < 0 ? -errno : (n == (ssize_t)strlen(s) ? 0 : -EIO);
+	close(fd);
+	return n;
+}
+
+/* A VFIO user of one mdev: container, group and device fds. */
+struct vfio_user {
+	int container, group, device;
+};
+
+static void vfio_close(struct vfio_user *u)
+{
+	if (u->device >= 0)
+		close(u->device);
+	if (u->group >= 0)
+		close(u->group);
+	if (u->container >= 0)
+		close(u->container);
+	u->container = u->group = u->device = -1;
+}
+
+/* Open an mdev the way a VMM does, through the VFIO group API. */
+static int vfio_open(struct vfio_user *u, const char *id)
+{
+	struct vfio_group_status st = { .argsz = sizeof(st) };
+	char path[256], link[256];
+	ssize_t n;
+	int err;
+
+	u->container = u->group = u->device = -1;
+	snprintf(path, sizeof(path), MDEVS "/%s/iommu_group", id);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return -errno;
+	link[n] = '\0';
+	snprintf(path, sizeof(path), "/dev/vfio/%s", strrchr(link, '/') + 1);
+
+	u->container = open("/dev/vfio/vfio", O_RDWR | O_CLOEXEC);
+	if (u->container < 0)
+		goto err;
+	if (ioctl(u->container, VFIO_GET_API_VERSION) != VFIO_API_VERSION) {
+		errno = EPROTO;
+		goto err;
+	}
+	u->group = open(path, O_RDWR | O_CLOEXEC);
+	if (u->group < 0)
+		goto err;
+	if (ioctl(u->group, VFIO_GROUP_GET_STATUS, &st))
+		goto err;
+	if (!(st.flags & VFIO_GROUP_FLAGS_VIABLE)) {
+		errno = EPERM;
+		goto err;
+	}
+	if (ioctl(u->group, VFIO_GROUP_SET_CONTAINER, &u->container))
+		goto err;
+	if (ioctl(u->container, VFIO_SET_IOMMU, VFIO_TYPE1v2_IOMMU))
+		goto err;
+	u->device = ioctl(u->group, VFIO_GROUP_GET_DEVICE_FD, id);
+	if (u->device < 0)
+		goto err;
+	return 0;
+err:
+	err = -errno;
+	vfio_close(u);
+	return err;
+}
+
+static int reg_rd(int fd, unsigned int reg, uint32_t *v)
+{
+	return pread(fd, v, 4, REGION(VFIO_PCI_BAR0_REGION_INDEX) + reg) == 4 ?
+	       0 : -errno;
+}
+
+static int reg_wr(int fd, unsigned int reg, uint32_t v)
+{
+	return pwrite(fd, &v, 4, REGION(VFIO_PCI_BAR0_REGION_INDEX) + reg) == 4 ?
+	       0 : -errno;
+}
+
+static int cfg_wr(int fd, unsigned int off, uint32_t v, unsigned int len)
+{
+	return pwrite(fd, &v, len, REGION(VFIO_PCI_CONFIG_REGION_INDEX) + off) ==
+	       (ssize_t)len ? 0 : -errno;
+}
+
+static void *bar2_map(int fd, uint64_t off, size_t len)
+{
+	return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    REGION(VFIO_PCI_BAR2_REGION_INDEX) + off);
+}
+
+/* Fresh anonymous memory; huge=false asks for 4 KiB pages. */
+static void *anon_map(size_t len, bool huge)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p != MAP_FAILED)
+		madvise(p, len, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	return p;
+}
+
+/* Seconds one memcpy(dst, src, len) takes. */
+static double time_copy(void *dst, const void *src, size_t len)
+{
+	double t = now();
+
+	memcpy(dst, src, len);
+	__asm__ __volatile__("" : : "r"(dst) : "memory");
+	return now() - t;
+}
+
+/* Spot-check that dst holds src's bytes: copies must really happen. */
+static bool same(const uint8_t *a, const uint8_t *b, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i += 4093)
+		if (a[i] != b[i])
+			return false;
+	return a[len - 1] == b[len - 1];
+}
+
+static void fill(uint8_t *p, size_t len, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i += 8)
+		*(uint64_t *)(p + i) = (i * 0x9e3779b97f4a7c15ULL) ^ seed;
+}
+
+/* gpuvirt_sim's host_mem_cap_mb: what all simulated VRAM may back. */
+static size_t host_cap_mib(void)
+{
+	FILE *f = fopen("/sys/module/gpuvirt_sim/parameters/host_mem_cap_mb", "r");
+	unsigned long v = 512;
+
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 512;
+		fclose(f);
+	}
+	return v;
+}
+
+static double mibps(size_t len, double s)
+{
+	return len / (double)MIB / s;
+}
+
+/*
+ * a. BAR2 mmap bandwidth. Steady state: memcpy anon -> BAR2 (write) and
+ * BAR2 -> anon (read) of steady_mib, against memcpy anon -> anon of the same
+ * size; all buffers are touched before. First touch: every round maps a
+ * fresh, never-backed touch_mib window of the slice and writes it (page
+ * fault + backing allocation per 4 KiB page), against writing a fresh
+ * anonymous mapping with 4 KiB pages (anonymous page faults). Each window is
+ * then unmapped and mapped again and written once more: "remap", the fault
+ * cost alone, the backing already there.
+ */
+static void bench_bar2(int fd)
+{
+	size_t len = steady_mib * MIB, tlen = touch_mib * MIB;
+	double rw[MAX_ROUNDS], rr[MAX_ROUNDS], rb[MAX_ROUNDS], rt[MAX_ROUNDS];
+	double rt_thp[MAX_ROUNDS], rremap[MAX_ROUNDS];
+	uint8_t *bar, *src, *dst, *win, *anon;
+	size_t cap, tr_max;
+	int r, nt = 0;
+	double t;
+
+	cap = host_cap_mib();
+	if (steady_mib + 32 > cap) {
+		printf("bench: bar2_mmap_steady ratio=n/a (-s %zu MiB does not fit host_mem_cap_mb=%zu)\n",
+		       steady_mib, cap);
+		failures++;
+		return;
+	}
+	bar = bar2_map(fd, 0, len);
+	src = anon_map(len, true);
+	dst = anon_map(len, true);
+	if (bar == MAP_FAILED || src == MAP_FAILED || dst == MAP_FAILED) {
+		printf("bench: bar2_mmap_steady ratio=n/a (mmap failed: %s)\n",
+		       strerror(errno));
+		failures++;
+		return;
+	}
+	fill(src, len, 1);
+	memset(dst, 0, len);
+
+	/* first touch of the steady-state window, reported on its own */
+	t = time_copy(bar, src, len);
+	printf("raw: bar2_first_touch_steady_window %zu MiB in %.4f s = %.1f MiB/s (fault + backing, once)\n",
+	       steady_mib, t, mibps(len, t));
+
+	for (r = 0; r < rounds; r++) {
+		double tb1, tb2, tw, tr;
+
+		fill(src, len, r + 2);
+		if (r & 1) {
+			tw = time_copy(bar, src, len);
+			tb1 = time_copy(dst, src, len);
+			tr = time_copy(dst, bar, len);
+			tb2 = time_copy(dst, src, len);
+		} else {
+			tb1 = time_copy(dst, src, len);
+			tw = time_copy(bar, src, len);
+			tb2 = time_copy(dst, src, len);
+			tr = time_copy(dst, bar, len);
+		}
+		if (!same(bar, src, len) || !same(dst, src, len)) {
+			printf("bench: bar2_mmap_steady ratio=n/a (data mismatch in round %d)\n", r);
+			failures++;
+			goto out;
+		}
+		/* bandwidth ratio = baseline time / measured time */
+		rw[r] = (tb1 + tb2) / 2 / tw;
+		rr[r] = (tb1 + tb2) / 2 / tr;
+		rb[r] = (tb1 + tb2) / (tw + tr);
+		printf("raw: bar2_steady round=%d memcpy=%.1f,%.1f bar2_write=%.1f bar2_read=%.1f MiB/s\n",
+		       r, mibps(len, tb1), mibps(len, tb2), mibps(len, tw),
+		       mibps(len, tr));
+	}
+	report("bar2_mmap_steady", rb, rounds,
+	       "[BAR2 write+read bandwidth / anon memcpy; goal >= 0.95]");
+	report("bar2_mmap_write", rw, rounds, "[memcpy anon->BAR2 / anon->anon]");
+	report("bar2_mmap_read", rr, rounds, "[memcpy BAR2->anon / anon->anon]");
+
+	/*
+	 * First touch, fresh windows after the steady one. All simulated VRAM
+	 * together may back only host_mem_cap_mb; past it a fault is SIGBUS,
+	 * so stay below it (with a margin for anything else backed).
+	 */
+	tr_max = cap > steady_mib + 32 ? (cap - steady_mib - 32) / touch_mib : 0;
+	if ((size_t)rounds > tr_max)
+		printf("note: bar2_first_touch: %zu rounds only: host_mem_cap_mb=%zu\n",
+		       tr_max, cap);
+	for (r = 0; r < rounds && (size_t)r < tr_max; r++) {
+		uint64_t off = len + (uint64_t)r * tlen;
+		double tg, ta, tthp, tremap;
+
+		win = bar2_map(fd, off, tlen);
+		anon = anon_map(tlen, false);
+		if (win == MAP_FAILED || anon == MAP_FAILED) {
+			printf("raw: bar2_first_touch round=%d mmap failed: %s\n",
+			       r, strerror(errno));
+			failures++;
+			break;
+		}
+		if (r & 1) {
+			ta = time_copy(anon, src, tlen);
+			tg = time_copy(win, src, tlen);
+		} else {
+			tg = time_copy(win, src, tlen);
+			ta = time_copy(anon, src, tlen);
+		}
+		munmap(anon, tlen);
+		anon = anon_map(tlen, true);
+		tthp = anon == MAP_FAILED ? 0 : time_copy(anon, src, tlen);
+		if (anon != MAP_FAILED)
+			munmap(anon, tlen);
+		munmap(win, tlen);
+		win = bar2_map(fd, off, tlen);
+		tremap = win == MAP_FAILED ? 0 : time_copy(win, src, tlen);
+		if (win != MAP_FAILED)
+			munmap(win, tlen);
+
+		rt[nt] = ta / tg;
+		rt_thp[nt] = tthp / tg;
+		rremap[nt] = tremap ? ta / tremap : 0;
+		nt++;
+		printf("raw: bar2_first_touch round=%d bar2_fresh=%.1f bar2_remap=%.1f anon_4k=%.1f anon_thp=%.1f MiB/s\n",
+		       r, mibps(tlen, tg), tremap ? mibps(tlen, tremap) : 0,
+		       mibps(tlen, ta), tthp ? mibps(tlen, tthp) : 0);
+	}
+	report("bar2_first_touch", rt, nt,
+	       "[fresh BAR2 window (fault+backing) / fresh anon 4K pages]");
+	report("bar2_first_touch_vs_thp", rt_thp, nt,
+	       "[fresh BAR2 window / fresh anon THP, the VMM default]");
+	report("bar2_remap_touch", rremap, nt,
+	       "[re-mapped backed BAR2 window (fault only) / fresh anon 4K pages]");
+out:
+	munmap(bar, len);
+	munmap(src, len);
+	munmap(dst, len);
+}
+
+/*
+ * b. IRQ_RAISE -> MSI eventfd, the closest thing to doorbell-to-completion
+ * the vGPU has. One op = pwrite IRQ_RAISE + poll + read of the eventfd;
+ * IRQ_STATUS is acked (RW1C) once per batch, outside the timed region: the
+ * device signals on every raise, pending or not. Baselines: one pread of a
+ * BAR0 register (the same device file, one syscall) and getppid().
+ */
+static int irq_once(int fd, int efd)
+{
+	struct pollfd p = { efd, POLLIN, 0 };
+	uint64_t cnt;
+
+	if (reg_wr(fd, GPUVIRT_VGPU_REG_IRQ_RAISE, GPUVIRT_VGPU_IRQ_SW))
+		return -1;
+	if (poll(&p, 1, 2000) != 1)
+		return -1;
+	return read(efd, &cnt, sizeof(cnt)) == sizeof(cnt) && cnt == 1 ? 0 : -1;
+}
+
+static void bench_irq(int fd)
+{
+	char buf[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
+	struct vfio_irq_set *s = (struct vfio_irq_set *)buf;
+	double ratio[MAX_ROUNDS], ratio_ppid[MAX_ROUNDS];
+	int efd, r, i, k = irq_batch;
+	uint32_t v;
+
+	printf("note: irq_raise_latency: the command-ring doorbell is not implemented yet; this measures IRQ_RAISE (BAR0 pwrite) -> MSI eventfd (poll+read)\n");
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	s->argsz = sizeof(buf);
+	s->flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
+	s->index = VFIO_PCI_MSI_IRQ_INDEX;
+	s->start = 0;
+	s->count = 1;
+	memcpy(s->data, &efd, sizeof(efd));
+	if (efd < 0 || ioctl(fd, VFIO_DEVICE_SET_IRQS, s) ||
+	    cfg_wr(fd, 0x40 + 2, 1, 2)) {		/* MSI enable */
+		printf("bench: irq_raise_latency ratio=n/a (MSI setup failed: %s)\n",
+		       strerror(errno));
+		failures++;
+		return;
+	}
+	/* warm up, and check the path works at all */
+	for (i = 0; i < 100; i++)
+		if (irq_once(fd, efd)) {
+			printf("bench: irq_raise_latency ratio=n/a (no MSI after IRQ_RAISE)\n");
+			failures++;
+			goto out;
+		}
+	reg_wr(fd, GPUVIRT_VGPU_REG_IRQ_STATUS, GPUVIRT_VGPU_IRQ_SW);
+
+	for (r = 0; r < rounds; r++) {
+		double t0, ti = 0, tp = 0, tg = 0;
+		int pass;
+
+		/* ABBA-style: the order of the three loops alternates */
+		for (pass = 0; pass < 3; pass++) {
+			int which = r & 1 ? 2 - pass : pass;
+
+			t0 = now();
+			switch (which) {
+			case 0:
+				for (i = 0; i < k; i++)
+					if (irq_once(fd, efd))
+						goto lost;
+				ti = now() - t0;
+				reg_wr(fd, GPUVIRT_VGPU_REG_IRQ_STATUS,
+				       GPUVIRT_VGPU_IRQ_SW);
+				break;
+			case 1:
+				for (i = 0; i < k; i++)
+					if (reg_rd(fd, GPUVIRT_VGPU_REG_STATUS, &v))
+						goto lost;
+				tp = now() - t0;
+				break;
+			case 2:
+				for (i = 0; i < k; i++)
+					syscall(SYS_getppid);
+				tg = now() - t0;
+				break;
+			}
+		}
+		ratio[r] = ti / tp;
+		ratio_ppid[r] = ti / tg;
+		printf("raw: irq round=%d ops=%d raise_to_irq=%.2f us pread_bar0=%.2f us getppid=%.2f us\n",
+		       r, k, ti / k * 1e6, tp / k * 1e6, tg / k * 1e6);
+	}
+	report("irq_raise_latency", ratio, rounds,
+	       "[(IRQ_RAISE pwrite + poll + read) / one BAR0 pread; lower is better; command-ring doorbell not implemented yet]");
+	report("irq_raise_latency_vs_getppid", ratio_ppid, rounds,
+	       "[(IRQ_RAISE pwrite + poll + read) / getppid()]");
+	goto out;
+lost:
+	printf("bench: irq_raise_latency ratio=n/a (interrupt lost in round %d)\n", r);
+	failures++;
+out:
+	cfg_wr(fd, 0x40 + 2, 0, 2);
+	s->flags = VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_TRIGGER;
+	s->count = 0;
+	s->argsz = sizeof(*s);
+	ioctl(fd, VFIO_DEVICE_SET_IRQS, s);
+	close(efd);
+}
+
+/*
+ * c. One lifecycle: write the UUID to the type's create, open the mdev
+ * through the VFIO group API (container, group, SET_IOMMU, device fd),
+ * close everything, write 1 to remove. Returns seconds for n cycles, or a
+ * negative errno.
+ */
+static double lifecycle(const char *type, const char *id, int n, int *err)
+{
+	char create[256], remove[256];
+	struct vfio_user u;
+	double t0;
+	int i;
+
+	snprintf(create, sizeof(create), "%s/create", type);
+	snprintf(remove, sizeof(remove), MDEVS "/%s/remove", id);
+	t0 = now();
+	for (i = 0; i < n; i++) {
+		*err = sysfs_write(create, id);
+		if (*err)
+			return -1;
+		*err = vfio_open(&u, id);
+		vfio_close(&u);
+		if (*err) {
+			sysfs_write(remove, "1");
+			return -1;
+		}
+		*err = sysfs_write(remove, "1");
+		if (*err)
+			return -1;
+	}
+	return now() - t0;
+}
+
+static void bench_lifecycle(void)
+{
+	double ratio[MAX_ROUNDS], tg, tm = 0;
+	const char *why = getenv("BENCH_MTTY_WHY");
+	bool mtty = access(MTTY_TYPE "/create", W_OK) == 0;
+	int r, err = 0, n = lc_cycles;
+
+	if (!mtty)
+		printf("note: vgpu_lifecycle: no mtty baseline: %s\n",
+		       why && *why ? why : "no mdev type " MTTY_TYPE);
+	/* warm-up cycle of each, untimed */
+	if (lifecycle(GV_TYPE, GV_LC_UUID, 1, &err) < 0) {
+		printf("bench: vgpu_lifecycle ratio=n/a (gpuvirt cycle failed: %s)\n",
+		       strerror(-err));
+		failures++;
+		return;
+	}
+	if (mtty && lifecycle(MTTY_TYPE, MTTY_LC_UUID, 1, &err) < 0) {
+		printf("note: vgpu_lifecycle: mtty cycle failed (%s): no baseline\n",
+		       strerror(-err));
+		mtty = false;
+	}
+
+	for (r = 0; r < rounds; r++) {
+		if (mtty && (r & 1))
+			tm = lifecycle(MTTY_TYPE, MTTY_LC_UUID, n, &err);
+		tg = lifecycle(GV_TYPE, GV_LC_UUID, n, &err);
+		if (tg < 0) {
+			printf("bench: vgpu_lifecycle ratio=n/a (gpuvirt cycle failed: %s)\n",
+			       strerror(-err));
+			failures++;
+			return;
+		}
+		if (mtty && !(r & 1))
+			tm = lifecycle(MTTY_TYPE, MTTY_LC_UUID, n, &err);
+		if (mtty && tm < 0) {
+			printf("note: vgpu_lifecycle: mtty cycle failed (%s) in round %d: no baseline\n",
+			       strerror(-err), r);
+			mtty = false;
+		}
+		if (mtty) {
+			ratio[r] = tm / tg;	/* rate ratio = time ratio inverted */
+			printf("raw: lifecycle round=%d cycles=%d gpuvirt=%.1f/s (%.2f ms) mtty=%.1f/s (%.2f ms)\n",
+			       r, n, n / tg, tg / n * 1e3, n / tm, tm / n * 1e3);
+		} else {
+			ratio[r] = n / tg;
+			printf("raw: lifecycle round=%d cycles=%d gpuvirt=%.1f/s (%.2f ms)\n",
+			       r, n, n / tg, tg / n * 1e3);
+		}
+	}
+	if (mtty) {
+		report("vgpu_lifecycle", ratio, rounds,
+		       "[gpuvirt H200-35C create+open+close+remove rate / mtty-2 rate]");
+	} else {
+		/* no baseline: the raw rate, labelled as such */
+		double s[MAX_ROUNDS];
+
+		memcpy(s, ratio, sizeof(double) * rounds);
+		qsort(s, rounds, sizeof(s[0]), cmp_double);
+		printf("bench: vgpu_lifecycle ratio=n/a (no mtty baseline) gpuvirt_rate=%.1f/s (median of %d rounds, %.1f..%.1f)\n",
+		       s[rounds / 2], rounds, s[0], s[rounds - 1]);
+	}
+}
+
+static void usage(const char *argv0)
+{
+	fprintf(stderr,
+		"usage: %s --uuid UUID [-r ROUNDS] [-s STEADY_MIB] [-t TOUCH_MIB]\n"
+		"          [-k IRQ_BATCH] [-n LIFECYCLE_CYCLES] [--only bar2,irq,lifecycle]\n",
+		argv0);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "uuid", required_argument, NULL, 'u' },
+		{ "only", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *only = "bar2,irq,lifecycle";
+	struct vfio_user u;
+	uint32_t magic = 0;
+	int c, err;
+
+	while ((c = getopt_long(argc, argv, "u:r:s:t:k:n:o:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'u': uuid = optarg; break;
+		case 'r': rounds = atoi(optarg); break;
+		case 's': steady_mib = strtoul(optarg, NULL, 0); break;
+		case 't': touch_mib = strtoul(optarg, NULL, 0); break;
+		case 'k': irq_batch = atoi(optarg); break;
+		case 'n': lc_cycles = atoi(optarg); break;
+		case 'o': only = optarg; break;
+		default: usage(argv[0]);
+		}
+	}
+	if (rounds < 1 || rounds > MAX_ROUNDS || !steady_mib || !touch_mib ||
+	    irq_batch < 1 || lc_cycles < 1)
+		usage(argv[0]);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	if (strstr(only, "bar2") || strstr(only, "irq")) {
+		if (!uuid)
+			usage(argv[0]);
+		err = vfio_open(&u, uuid);
+		if (err || reg_rd(u.device, GPUVIRT_VGPU_REG_MAGIC, &magic) ||
+		    magic != GPUVIRT_VGPU_MAGIC) {
+			printf("bench: vgpu ratio=n/a (cannot open vGPU %s: %s, magic %#x)\n",
+			       uuid, strerror(-err), magic);
+			return 1;
+		}
+		printf("info: rounds=%d steady=%zu MiB touch=%zu MiB irq_batch=%d lifecycle_cycles=%d\n",
+		       rounds, steady_mib, touch_mib, irq_batch, lc_cycles);
+		if (strstr(only, "bar2"))
+			bench_bar2(u.device);
+		if (strstr(only, "irq"))
+			bench_irq(u.device);
+		vfio_close(&u);
+	}
+	if (strstr(only, "lifecycle"))
+		bench_lifecycle();
+	return failures ? 1 : 0;
+}
