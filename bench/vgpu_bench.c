@@ -45,12 +45,14 @@
 
 #include <linux/gpuvirt_vgpu.h>
 
-#define MDEVS		"/sys/bus/mdev/devices"
+#include "vgpu_client.h"
+
+#define MDEVS		VGPU_MDEVS
 #define GV_TYPE		"/sys/class/mdev_bus/sim0/mdev_supported_types/gpuvirt_sim-H200-35C"
 #define MTTY_TYPE	"/sys/class/mdev_bus/mtty/mdev_supported_types/mtty-2"
 #define GV_LC_UUID	"b3e5c0de-0000-4000-8000-0000000000c1"
 #define MTTY_LC_UUID	"b3e5c0de-0000-4000-8000-0000000000c2"
-#define REGION(i)	((uint64_t)(i) << 40)
+#define REGION(i)	VGPU_REGION(i)
 #define MIB		(1UL << 20)
 #define MAX_ROUNDS	64
 
@@ -110,67 +112,8 @@ static int sysfs_write(const char *path, const char *s)
 	return n;
 }
 
-/* A VFIO user of one mdev: container, group and device fds. */
-struct vfio_user {
-	int container, group, device;
-};
-
-static void vfio_close(struct vfio_user *u)
-{
-	if (u->device >= 0)
-		close(u->device);
-	if (u->group >= 0)
-		close(u->group);
-	if (u->container >= 0)
-		close(u->container);
-	u->container = u->group = u->device = -1;
-}
-
-/* Open an mdev the way a VMM does, through the VFIO group API. */
-static int vfio_open(struct vfio_user *u, const char *id)
-{
-	struct vfio_group_status st = { .argsz = sizeof(st) };
-	char path[256], link[256];
-	ssize_t n;
-	int err;
-
-	u->container = u->group = u->device = -1;
-	snprintf(path, sizeof(path), MDEVS "/%s/iommu_group", id);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n < 0)
-		return -errno;
-	link[n] = '\0';
-	snprintf(path, sizeof(path), "/dev/vfio/%s", strrchr(link, '/') + 1);
-
-	u->container = open("/dev/vfio/vfio", O_RDWR | O_CLOEXEC);
-	if (u->container < 0)
-		goto err;
-	if (ioctl(u->container, VFIO_GET_API_VERSION) != VFIO_API_VERSION) {
-		errno = EPROTO;
-		goto err;
-	}
-	u->group = open(path, O_RDWR | O_CLOEXEC);
-	if (u->group < 0)
-		goto err;
-	if (ioctl(u->group, VFIO_GROUP_GET_STATUS, &st))
-		goto err;
-	if (!(st.flags & VFIO_GROUP_FLAGS_VIABLE)) {
-		errno = EPERM;
-		goto err;
-	}
-	if (ioctl(u->group, VFIO_GROUP_SET_CONTAINER, &u->container))
-		goto err;
-	if (ioctl(u->container, VFIO_SET_IOMMU, VFIO_TYPE1v2_IOMMU))
-		goto err;
-	u->device = ioctl(u->group, VFIO_GROUP_GET_DEVICE_FD, id);
-	if (u->device < 0)
-		goto err;
-	return 0;
-err:
-	err = -errno;
-	vfio_close(u);
-	return err;
-}
+#define vfio_open(u, id)	vgpu_client_open(u, id)
+#define vfio_close(u)		vgpu_client_close(u)
 
 static int reg_rd(int fd, unsigned int reg, uint32_t *v)
 {

@@ -12,7 +12,7 @@ kver=${KVER:-$(scripts/kver.sh 6.1)}
 
 echo "demo: building for $kver"
 make -s modules KVER="$kver" >/dev/null
-make -s user >/dev/null
+make -s user vm-tests >/dev/null
 out=build/$kver/demo
 selftests/vm-run.sh -k "$kver" -o "$out" --cmd scripts/demo-guest.sh >/dev/null || {
 	echo "demo: the VM run failed; logs in $out" >&2

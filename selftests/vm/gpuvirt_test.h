@@ -31,7 +31,7 @@ struct gv_module {
 
 /* In load order. */
 static const struct gv_module gv_modules[] = {
-	{ "gpuvirt", "kernel/core/gpuvirt.ko", "mdev" },
+	{ "gpuvirt", "kernel/core/gpuvirt.ko", "vfio mdev" },
 	{ "gpuvirt_sim", "kernel/sim/gpuvirt_sim.ko", NULL },
 	{ "gpuvirt_vfio_pci", "kernel/vfio_pci/gpuvirt_vfio_pci.ko",
 	  "vfio_pci_core" },
@@ -66,7 +66,7 @@ static inline int gv_module_load(const struct gv_module *m)
 	if (!dir)
 		return -ENOENT;
 	if (m->deps) {
-		snprintf(cmd, sizeof(cmd), "modprobe -q %s", m->deps);
+		snprintf(cmd, sizeof(cmd), "modprobe -qa %s", m->deps);
 		if (system(cmd))
 			return -ENOENT;
 	}

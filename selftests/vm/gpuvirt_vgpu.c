@@ -16,15 +16,16 @@
 #include "kselftest_harness.h"
 
 #include "gpuvirt_test.h"
+#include "vgpu_client.h"
 #include <linux/gpuvirt_vgpu.h>
 
 #define NEW		GV_SIM_BUS "/new_device"
 #define DEL		GV_SIM_BUS "/del_device"
 #define TYPES		"/sys/class/mdev_bus/sim0/mdev_supported_types"
-#define MDEVS		"/sys/bus/mdev/devices"
+#define MDEVS		VGPU_MDEVS
 #define UUID_A		"6a1f0b42-0000-4000-8000-00000000000a"
 #define UUID_B		"6a1f0b42-0000-4000-8000-00000000000b"
-#define REGION(i)	((uint64_t)(i) << 40)
+#define REGION(i)	VGPU_REGION(i)
 
 static int type_read(const char *type, const char *file, char *buf, size_t len)
 {
@@ -68,11 +69,6 @@ static unsigned long backed_pages(void)
 	return gv_kv_u64(GV_SIM_DEBUGFS "/sim0/vram", "backed_pages");
 }
 
-/* A VFIO user of one vGPU: container, group and device fds. */
-struct vfio_user {
-	int container, group, device;
-};
-
 /*
  * Users opened by the running test, closed by the teardown even when an
  * assertion cut the test short: removing a vGPU waits for its users, so a
@@ -96,47 +92,16 @@ static void vfio_track(struct vfio_user *u, bool add)
 
 static int vfio_open(struct vfio_user *u, const char *uuid)
 {
-	char path[256], link[256];
-	struct vfio_group_status st = { .argsz = sizeof(st) };
-	ssize_t n;
+	int err = vgpu_client_open(u, uuid);
 
-	u->container = u->group = u->device = -1;
-	vfio_track(u, true);
-	snprintf(path, sizeof(path), MDEVS "/%s/iommu_group", uuid);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n < 0)
-		return -errno;
-	link[n] = '\0';
-	snprintf(path, sizeof(path), "/dev/vfio/%s", strrchr(link, '/') + 1);
-
-	u->container = open("/dev/vfio/vfio", O_RDWR | O_CLOEXEC);
-	if (u->container < 0)
-		return -errno;
-	if (ioctl(u->container, VFIO_GET_API_VERSION) != VFIO_API_VERSION)
-		return -EPROTO;
-	u->group = open(path, O_RDWR | O_CLOEXEC);
-	if (u->group < 0)
-		return -errno;
-	if (ioctl(u->group, VFIO_GROUP_GET_STATUS, &st) ||
-	    !(st.flags & VFIO_GROUP_FLAGS_VIABLE))
-		return -EPERM;
-	if (ioctl(u->group, VFIO_GROUP_SET_CONTAINER, &u->container))
-		return -errno;
-	if (ioctl(u->container, VFIO_SET_IOMMU, VFIO_TYPE1v2_IOMMU))
-		return -errno;
-	u->device = ioctl(u->group, VFIO_GROUP_GET_DEVICE_FD, uuid);
-	return u->device < 0 ? -errno : 0;
+	if (!err)
+		vfio_track(u, true);
+	return err;
 }
 
 static void vfio_close(struct vfio_user *u)
 {
-	if (u->device >= 0)
-		close(u->device);
-	if (u->group >= 0)
-		close(u->group);
-	if (u->container >= 0)
-		close(u->container);
-	u->container = u->group = u->device = -1;
+	vgpu_client_close(u);
 	vfio_track(u, false);
 }
 

@@ -42,7 +42,7 @@ ktap_diag "$(cat "$T/err")"
 [ $rc -eq 1 ] && grep -q "gpuvirt netlink family is not available" "$T/err"
 ktap_result $? "without the module: exit 1 and says the family is missing"
 
-modprobe mdev && insmod "$KO/kernel/core/gpuvirt.ko" && insmod "$KO/kernel/sim/gpuvirt_sim.ko"
+modprobe -a vfio mdev && insmod "$KO/kernel/core/gpuvirt.ko" && insmod "$KO/kernel/sim/gpuvirt_sim.ko"
 ktap_result $? "modules load"
 
 # 3: empty dump
