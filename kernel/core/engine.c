@@ -134,6 +134,12 @@ static u64 gpuvirt_engine_step(struct gpuvirt_vgpu *vgpu)
 	lockdep_assert_held(&vgpu->lock);
 	if (!r->size || r->error || r->head == r->tail)
 		return 0;
+	/* the doorbell checked the ring; never trust that blindly */
+	if (r->head >= r->size || r->tail >= r->size || r->size > vgpu->vram_size ||
+	    r->base > vgpu->vram_size - r->size) {
+		error = GPUVIRT_VGPU_ERR_RING;
+		goto fail;
+	}
 
 	err = gpuvirt_engine_vram(vgpu, r->base + r->head, dw, 4, false, NULL);
 	if (err) {
@@ -230,6 +236,10 @@ static u64 gpuvirt_engine_step(struct gpuvirt_vgpu *vgpu)
 	case GPUVIRT_VGPU_OP_COMPUTE:
 		if (n != 5) {
 			error = GPUVIRT_VGPU_ERR_LENGTH;
+			break;
+		}
+		if (dw[1] > GPUVIRT_VGPU_COMPUTE_MAX_US) {
+			error = GPUVIRT_VGPU_ERR_ARG;
 			break;
 		}
 		a = gpuvirt_engine_arg64(dw, 2);

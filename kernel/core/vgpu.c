@@ -195,20 +195,24 @@ static void gpuvirt_vgpu_doorbell(struct gpuvirt_vgpu *vgpu, u32 tail)
 {
 	struct gpuvirt_vgpu_ring *r = &vgpu->ring;
 
-	r->tail = tail;
-	if (r->error || !r->size)
-		return;
+	if (!r->size)
+		return;		/* ring off: nothing to ring */
 	if (!is_power_of_2(r->size) || r->size < GPUVIRT_VGPU_RING_SIZE_MIN ||
 	    r->size > GPUVIRT_VGPU_RING_SIZE_MAX || (r->base & 0xfff) ||
-	    r->base > vgpu->vram_size - r->size || tail >= r->size ||
-	    (tail & 3)) {
-		r->error = GPUVIRT_VGPU_ERR_RING;
-		r->error_head = r->head;
-		vgpu->irq_status |= GPUVIRT_VGPU_IRQ_ERROR;
-		gpuvirt_vgpu_irq_raise(vgpu);
+	    r->size > vgpu->vram_size || r->base > vgpu->vram_size - r->size ||
+	    tail >= r->size || (tail & 3)) {
+		/* TAIL keeps its last valid value, so HEAD never leaves the ring */
+		if (!r->error) {
+			r->error = GPUVIRT_VGPU_ERR_RING;
+			r->error_head = r->head;
+			vgpu->irq_status |= GPUVIRT_VGPU_IRQ_ERROR;
+			gpuvirt_vgpu_irq_raise(vgpu);
+		}
 		return;
 	}
-	gpuvirt_sched_kick(vgpu);
+	r->tail = tail;
+	if (!r->error)
+		gpuvirt_sched_kick(vgpu);
 }
 
 static void gpuvirt_vgpu_reg_write(struct gpuvirt_vgpu *vgpu, unsigned int reg,

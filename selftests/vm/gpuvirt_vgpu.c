@@ -700,7 +700,10 @@ TEST_F(vgpu, ring_bad_packets_stop_only_this_vgpu)
 					1, 0x1001, 0 };
 	const uint32_t fence[] = { GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_FENCE, 4, 0),
 				   7, 0xffffffff, 0xffffffff };
+	const uint32_t longcomp[] = { GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_COMPUTE, 5, 0),
+				      GPUVIRT_VGPU_COMPUTE_MAX_US + 1, 0x1000, 0, 1 };
 	const struct { const uint32_t *p; unsigned int n; uint32_t err; } bad[] = {
+		{ longcomp, 5, GPUVIRT_VGPU_ERR_ARG },
 		{ outside, 6, GPUVIRT_VGPU_ERR_ADDRESS },
 		{ straddle, 7, GPUVIRT_VGPU_ERR_ADDRESS },
 		{ badop, 1, GPUVIRT_VGPU_ERR_OPCODE },
@@ -752,6 +755,25 @@ TEST_F(vgpu, ring_bad_packets_stop_only_this_vgpu)
 	ASSERT_EQ(0, ring_idle(&r, 5000));
 	EXPECT_TRUE(reg_rd(u.device, GPUVIRT_VGPU_REG_STATUS) &
 		    GPUVIRT_VGPU_STATUS_ERROR);
+
+	/*
+	 * A tail outside the ring is refused and not kept: clearing the error
+	 * cannot move HEAD outside the ring (and so outside the slice).
+	 */
+	ASSERT_EQ(0, ioctl(u.device, VFIO_DEVICE_RESET));
+	munmap(r.vram, RING_MAP);
+	ASSERT_EQ(0, ring_setup(&r, u.device));
+	ASSERT_EQ(0, reg_wr(u.device, GPUVIRT_VGPU_REG_RING_TAIL, 0x80000));
+	EXPECT_EQ(GPUVIRT_VGPU_ERR_RING, reg_rd(u.device, GPUVIRT_VGPU_REG_ERROR));
+	EXPECT_EQ(0, reg_rd(u.device, GPUVIRT_VGPU_REG_RING_TAIL));
+	ASSERT_EQ(0, reg_wr(u.device, GPUVIRT_VGPU_REG_CONTROL,
+			    GPUVIRT_VGPU_CTRL_CLEAR_ERROR));
+	EXPECT_EQ(0, reg_rd(u.device, GPUVIRT_VGPU_REG_RING_HEAD));
+	ring_put(&r, fence, 4);
+	ASSERT_EQ(0, ring_kick(&r));
+	ASSERT_EQ(0, ring_idle(&r, 5000));
+	EXPECT_EQ(0, reg_rd(u.device, GPUVIRT_VGPU_REG_ERROR));
+	EXPECT_EQ(r.tail, reg_rd(u.device, GPUVIRT_VGPU_REG_RING_HEAD));
 
 	/* a bad ring setup is refused at the doorbell */
 	ASSERT_EQ(0, ioctl(u.device, VFIO_DEVICE_RESET));

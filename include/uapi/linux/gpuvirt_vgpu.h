@@ -60,6 +60,7 @@
 #define GPUVIRT_VGPU_ERR_ALIGN		4	/* a misaligned address or size */
 #define GPUVIRT_VGPU_ERR_RING		5	/* bad ring base, size or tail */
 #define GPUVIRT_VGPU_ERR_MEMORY		6	/* the host could not back VRAM */
+#define GPUVIRT_VGPU_ERR_ARG		7	/* an argument out of range */
 
 /*
  * Packets: a header dword, then arguments, all little-endian dwords; 64-bit
@@ -96,6 +97,7 @@
  * of x = x * GPUVIRT_VGPU_COMPUTE_MUL + GPUVIRT_VGPU_COMPUTE_ADD, from
  * x = seed.
  */
+#define GPUVIRT_VGPU_COMPUTE_MAX_US	100000	/* longest COMPUTE: 100 ms */
 #define GPUVIRT_VGPU_COMPUTE_MUL	6364136223846793005ULL
 #define GPUVIRT_VGPU_COMPUTE_ADD	1442695040888963407ULL
 
