@@ -422,7 +422,7 @@ static void bench_irq(int fd)
 		       r, k, ti / k * 1e6, tp / k * 1e6, tg / k * 1e6);
 	}
 	report("irq_raise_latency", ratio, rounds,
-	       "[(IRQ_RAISE pwrite + poll + read) / one BAR0 pread; lower is better; command-ring doorbell not implemented yet]");
+	       "[(IRQ_RAISE pwrite + poll + read) / one BAR0 pread; lower is better; a doorbell-to-fence benchmark over the command ring is still to come]");
 	report("irq_raise_latency_vs_getppid", ratio_ppid, rounds,
 	       "[(IRQ_RAISE pwrite + poll + read) / getppid()]");
 	goto out;
