@@ -355,21 +355,13 @@ static int irq_once(int fd, int efd)
 
 static void bench_irq(int fd)
 {
-	char buf[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
-	struct vfio_irq_set *s = (struct vfio_irq_set *)buf;
 	double ratio[MAX_ROUNDS], ratio_ppid[MAX_ROUNDS];
 	int efd, r, i, k = irq_batch;
 	uint32_t v;
 
 	printf("note: irq_raise_latency: the command-ring doorbell is not implemented yet; this measures IRQ_RAISE (BAR0 pwrite) -> MSI eventfd (poll+read)\n");
 	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	s->argsz = sizeof(buf);
-	s->flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
-	s->index = VFIO_PCI_MSI_IRQ_INDEX;
-	s->start = 0;
-	s->count = 1;
-	memcpy(s->data, &efd, sizeof(efd));
-	if (efd < 0 || ioctl(fd, VFIO_DEVICE_SET_IRQS, s) ||
+	if (efd < 0 || vgpu_client_set_irq(fd, VFIO_PCI_MSI_IRQ_INDEX, efd) ||
 	    cfg_wr(fd, 0x40 + 2, 1, 2)) {		/* MSI enable */
 		printf("bench: irq_raise_latency ratio=n/a (MSI setup failed: %s)\n",
 		       strerror(errno));
@@ -431,10 +423,7 @@ lost:
 	failures++;
 out:
 	cfg_wr(fd, 0x40 + 2, 0, 2);
-	s->flags = VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_TRIGGER;
-	s->count = 0;
-	s->argsz = sizeof(*s);
-	ioctl(fd, VFIO_DEVICE_SET_IRQS, s);
+	vgpu_client_set_irq(fd, VFIO_PCI_MSI_IRQ_INDEX, -1);
 	close(efd);
 }
 

@@ -445,20 +445,6 @@ static int wait_eventfd(int efd, int ms)
 	return read(efd, &cnt, sizeof(cnt)) == sizeof(cnt) ? (int)cnt : -EIO;
 }
 
-static int set_irq_eventfd(int fd, unsigned int index, int32_t efd)
-{
-	char buf[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
-	struct vfio_irq_set *s = (struct vfio_irq_set *)buf;
-
-	s->argsz = sizeof(buf);
-	s->flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
-	s->index = index;
-	s->start = 0;
-	s->count = 1;
-	memcpy(s->data, &efd, sizeof(efd));
-	return ioctl(fd, VFIO_DEVICE_SET_IRQS, s) ? -errno : 0;
-}
-
 static int set_irq_none(int fd, unsigned int index, unsigned int action,
 			unsigned int count)
 {
@@ -498,14 +484,14 @@ TEST_F(vgpu, interrupts)
 					VFIO_IRQ_SET_ACTION_TRIGGER, 1));
 	EXPECT_EQ(-EINVAL, set_irq_none(fd, VFIO_PCI_MSI_IRQ_INDEX,
 					VFIO_IRQ_SET_ACTION_MASK, 1));
-	EXPECT_EQ(-EBADF, set_irq_eventfd(fd, VFIO_PCI_MSI_IRQ_INDEX, 12345));
-	EXPECT_EQ(-EINVAL, set_irq_eventfd(fd, VFIO_PCI_MSI_IRQ_INDEX, -2));
+	EXPECT_EQ(-EBADF, vgpu_client_set_irq(fd, VFIO_PCI_MSI_IRQ_INDEX, 12345));
+	EXPECT_EQ(-EINVAL, vgpu_client_set_irq(fd, VFIO_PCI_MSI_IRQ_INDEX, -2));
 
 	/* MSI: enabled in config space, raised through the register */
 	msi = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	intx = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	ASSERT_EQ(0, set_irq_eventfd(fd, VFIO_PCI_MSI_IRQ_INDEX, msi));
-	ASSERT_EQ(0, set_irq_eventfd(fd, VFIO_PCI_INTX_IRQ_INDEX, intx));
+	ASSERT_EQ(0, vgpu_client_set_irq(fd, VFIO_PCI_MSI_IRQ_INDEX, msi));
+	ASSERT_EQ(0, vgpu_client_set_irq(fd, VFIO_PCI_INTX_IRQ_INDEX, intx));
 	ASSERT_EQ(0, cfg_wr(fd, 0x42, 1, 2));	/* MSI enable */
 	ASSERT_EQ(0, reg_wr(fd, GPUVIRT_VGPU_REG_IRQ_RAISE, GPUVIRT_VGPU_IRQ_SW));
 	EXPECT_EQ(1, wait_eventfd(msi, 2000));
@@ -655,7 +641,7 @@ TEST_F(vgpu, ring_runs_packets)
 	EXPECT_TRUE(reg_rd(u.device, GPUVIRT_VGPU_REG_CAPS) & GPUVIRT_VGPU_CAP_RING);
 	ASSERT_EQ(0, ring_setup(&r, u.device));
 	msi = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	ASSERT_EQ(0, set_irq_eventfd(u.device, VFIO_PCI_MSI_IRQ_INDEX, msi));
+	ASSERT_EQ(0, vgpu_client_set_irq(u.device, VFIO_PCI_MSI_IRQ_INDEX, msi));
 	ASSERT_EQ(0, cfg_wr(u.device, 0x42, 1, 2));
 
 	ring_put(&r, fill, 6);
@@ -720,7 +706,7 @@ TEST_F(vgpu, ring_bad_packets_stop_only_this_vgpu)
 	ASSERT_EQ(0, vfio_open(&u, UUID_A));
 	ASSERT_EQ(0, ring_setup(&r, u.device));
 	msi = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	ASSERT_EQ(0, set_irq_eventfd(u.device, VFIO_PCI_MSI_IRQ_INDEX, msi));
+	ASSERT_EQ(0, vgpu_client_set_irq(u.device, VFIO_PCI_MSI_IRQ_INDEX, msi));
 	ASSERT_EQ(0, cfg_wr(u.device, 0x42, 1, 2));
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {

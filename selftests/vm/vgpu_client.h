@@ -79,4 +79,19 @@ err:
 	return err;
 }
 
+/* Route interrupt @index (one vector) to eventfd @efd; -1 clears it. */
+static inline int vgpu_client_set_irq(int device, unsigned int index, int32_t efd)
+{
+	char buf[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
+	struct vfio_irq_set *s = (struct vfio_irq_set *)buf;
+
+	s->argsz = sizeof(buf);
+	s->flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
+	s->index = index;
+	s->start = 0;
+	s->count = 1;
+	memcpy(s->data, &efd, sizeof(efd));
+	return ioctl(device, VFIO_DEVICE_SET_IRQS, s) ? -errno : 0;
+}
+
 #endif /* GPUVIRT_VGPU_CLIENT_H */

@@ -67,8 +67,6 @@ static int open_vgpu(const char *uuid)
 
 int main(int argc, char **argv)
 {
-	char buf[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
-	struct vfio_irq_set *irq = (struct vfio_irq_set *)buf;
 	struct pollfd pfd;
 	uint32_t *vram, tail = 0, msi_on = 1, fence;
 	uint64_t x, want, cnt;
@@ -99,13 +97,7 @@ int main(int argc, char **argv)
 		die("map BAR2");
 
 	efd = eventfd(0, EFD_CLOEXEC);
-	irq->argsz = sizeof(buf);
-	irq->flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
-	irq->index = VFIO_PCI_MSI_IRQ_INDEX;
-	irq->start = 0;
-	irq->count = 1;
-	memcpy(irq->data, &efd, sizeof(efd));
-	if (ioctl(dev, VFIO_DEVICE_SET_IRQS, irq))
+	if (vgpu_client_set_irq(dev, VFIO_PCI_MSI_IRQ_INDEX, efd))
 		die("set up MSI");
 	if (pwrite(dev, &msi_on, 2, REGION(VFIO_PCI_CONFIG_REGION_INDEX) + 0x42) != 2)
 		die("enable MSI");
