@@ -23,6 +23,66 @@ struct gpuvirt_gpu;
 struct gpuvirt_mdev_parent;
 
 /**
+ * enum gpuvirt_cmd_op - what an engine can be asked to do
+ * @GPUVIRT_CMD_NOP: nothing, at the engine's fixed cost per command
+ * @GPUVIRT_CMD_WRITE: write @len (4 or 8) bytes of @value at @dst
+ * @GPUVIRT_CMD_FILL: fill [@dst, @dst + @len) with the 32-bit @value
+ * @GPUVIRT_CMD_COPY: copy @len bytes from @src to @dst; the ranges may
+ *	overlap, with memmove semantics
+ * @GPUVIRT_CMD_COMPUTE: run @len steps of the compute kernel (one step is
+ *	one microsecond of engine time: x = x * GPUVIRT_VGPU_COMPUTE_MUL +
+ *	GPUVIRT_VGPU_COMPUTE_ADD) from x = @value, then write x (8 bytes) at
+ *	@dst
+ */
+enum gpuvirt_cmd_op {
+	GPUVIRT_CMD_NOP,
+	GPUVIRT_CMD_WRITE,
+	GPUVIRT_CMD_FILL,
+	GPUVIRT_CMD_COPY,
+	GPUVIRT_CMD_COMPUTE,
+};
+
+/**
+ * struct gpuvirt_cmd - one command on an engine, possibly run in chunks
+ * @op: enum gpuvirt_cmd_op
+ * @dst: destination, a byte offset in the context's VRAM window
+ * @src: source (COPY), likewise
+ * @len: bytes (WRITE, FILL, COPY) or steps (COMPUTE)
+ * @value: immediate (WRITE), pattern (FILL) or seed (COMPUTE)
+ * @done: progress in units of @len; the backend advances it. Starts at 0.
+ * @state: the backend's own progress state between chunks
+ *
+ * The core validates every range against the context's window before the
+ * first chunk and keeps the command unchanged between chunks, so that a
+ * preempted command resumes where it stopped and never runs twice.
+ */
+struct gpuvirt_cmd {
+	u32 op;
+	u64 dst;
+	u64 src;
+	u64 len;
+	u64 value;
+	u64 done;
+	u64 state;
+};
+
+/* Context ids are below this. */
+#define GPUVIRT_EXEC_CTX_MAX	32
+
+/**
+ * struct gpuvirt_exec_ctx - the context a command runs in: one vGPU
+ * @id: context id, below GPUVIRT_EXEC_CTX_MAX and unique on the GPU while
+ *	the vGPU exists (ids are reused); the backend accounts work per id
+ * @vram_offset: start of the context's VRAM window in the GPU's VRAM
+ * @vram_size: size of the window; no command may touch VRAM outside it
+ */
+struct gpuvirt_exec_ctx {
+	u32 id;
+	u64 vram_offset;
+	u64 vram_size;
+};
+
+/**
  * struct gpuvirt_backend_ops - what the core may ask of a backend
  * @name: backend driver name, reported to userspace
  * @vram_page: return the host page behind VRAM byte @offset, with a
@@ -37,9 +97,24 @@ struct gpuvirt_mdev_parent;
  *	lock held (reset), so it must not call back into the core.
  * @vram_discard: release the backing of [offset, offset + size). The core
  *	calls it only when nothing maps the range any more. May sleep.
+ * @exec: run @cmd in @ctx from @cmd->done on, for at most about @budget_ns
+ *	of modelled engine time (at least one unit of progress, so a budget
+ *	smaller than one unit may be overrun by one unit). Stores the engine
+ *	time used in *@cost_ns: the backend's model, at its throughput, not
+ *	the host CPU time it took. Returns 1 when the command is complete, 0
+ *	when it is not (call again with the same @cmd), or a negative errno:
+ *	-EFAULT for a range outside @ctx (the core checks first; this is the
+ *	backend's own guard), -ENOSPC or -ENOMEM when VRAM could not be
+ *	backed, -EIO for an engine fault. A hung engine makes no progress and
+ *	returns 0 with the time spent; the core gives up on the command after
+ *	its watchdog and calls @engine_reset. Called with the vGPU's lock
+ *	held; may sleep; must not call back into the core.
+ * @engine_reset: reset the engines after a hang or fault, so that other
+ *	contexts can run. Contexts' VRAM is untouched. May sleep.
  *
- * Grows with the execution, scheduler and MIG work; every op is called with
- * no core lock held unless its description says otherwise.
+ * Capabilities are the fields of struct gpuvirt_gpu: VRAM size and engine
+ * count. Every op is called with no core lock held unless its description
+ * says otherwise.
  */
 struct gpuvirt_backend_ops {
 	const char *name;
@@ -47,6 +122,9 @@ struct gpuvirt_backend_ops {
 				  bool alloc);
 	void (*vram_zero)(struct gpuvirt_gpu *gpu, u64 offset, u64 size);
 	void (*vram_discard)(struct gpuvirt_gpu *gpu, u64 offset, u64 size);
+	int (*exec)(struct gpuvirt_gpu *gpu, const struct gpuvirt_exec_ctx *ctx,
+		    struct gpuvirt_cmd *cmd, u64 budget_ns, u64 *cost_ns);
+	void (*engine_reset)(struct gpuvirt_gpu *gpu);
 };
 
 /**

@@ -11,6 +11,7 @@
 #include <linux/seq_file.h>
 
 #include "gpuvirt.h"
+#include "vgpu.h"
 
 static const char * const gpuvirt_mode_names[] = {
 	[GPUVIRT_GPU_MODE_TIMESLICED] = "timesliced",
@@ -22,8 +23,8 @@ static int gpuvirt_debugfs_info_show(struct seq_file *m, void *v)
 	struct gpuvirt_gpu *gpu = m->private;
 
 	/*
-	 * The file is removed under the registry lock before the GPU can be
-	 * freed, and debugfs waits for running readers on removal.
+	 * The file is removed before the backend may free the GPU, and
+	 * debugfs waits for running readers on removal.
 	 */
 	seq_printf(m, "id: %u\n", gpu->id);
 	seq_printf(m, "name: %s\n", gpu->name);
@@ -36,6 +37,92 @@ static int gpuvirt_debugfs_info_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(gpuvirt_debugfs_info);
+
+static int gpuvirt_debugfs_sched_show(struct seq_file *m, void *v)
+{
+	struct gpuvirt_mdev_parent *mp = m->private;
+	struct gpuvirt_sched *s = &mp->sched;
+	unsigned int i, n = 0;
+
+	/* removed, with debugfs draining readers, before mp is freed */
+	spin_lock(&s->lock);
+	for (i = 0; i < GPUVIRT_SP_SLOTS; i++)
+		n += s->sp.slot[i].used;
+	seq_printf(m, "policy: %s\n", gpuvirt_sched_policy_name(s->sp.policy));
+	seq_printf(m, "slice_ns: %llu\n", gpuvirt_sp_slice(&s->sp));
+	seq_printf(m, "busy_ns: %llu\n", s->busy_ns);
+	seq_printf(m, "idle_ns: %llu\n", s->idle_ns);
+	seq_printf(m, "switch_ns: %llu\n", s->switch_ns);
+	seq_printf(m, "switches: %llu\n", s->switches);
+	seq_printf(m, "vgpus: %u\n", n);
+	spin_unlock(&s->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(gpuvirt_debugfs_sched);
+
+static int gpuvirt_debugfs_vgpu_sched_show(struct seq_file *m, void *v)
+{
+	struct gpuvirt_vgpu *vgpu = m->private;
+	struct gpuvirt_sched *s = &vgpu->mp->sched;
+	const struct gpuvirt_vgpu_stats *st = &vgpu->stats;
+	const struct gpuvirt_sp_slot *slot;
+	unsigned int i;
+
+	/* removed, with debugfs draining readers, before the vGPU is freed */
+	spin_lock(&s->lock);
+	slot = &s->sp.slot[vgpu->slot];
+	seq_printf(m, "ctx: %d\n", vgpu->slot);
+	seq_printf(m, "open: %d\n", slot->open);
+	seq_printf(m, "runnable: %d\n", slot->runnable);
+	seq_printf(m, "weight: %u\n", slot->weight);
+	seq_printf(m, "min_ppm: %u\n", gpuvirt_sp_min_ppm(&s->sp, vgpu->slot));
+	seq_printf(m, "cap_ppm: %u\n", gpuvirt_sp_cap_ppm(&s->sp, vgpu->slot));
+	seq_printf(m, "run_ns: %llu\n", st->run_ns);
+	seq_printf(m, "slices: %llu\n", st->slices);
+	seq_printf(m, "preemptions: %llu\n", st->preemptions);
+	seq_printf(m, "work_ns: %llu\n", st->work_ns);
+	seq_printf(m, "packets: %llu\n", st->packets);
+	seq_puts(m, "wait_hist_us:");
+	for (i = 0; i < GPUVIRT_WAIT_HIST_BUCKETS - 1; i++)
+		seq_printf(m, " %u:%llu", 1U << (2 * i), st->wait_hist[i]);
+	seq_printf(m, " inf:%llu\n", st->wait_hist[i]);
+	spin_unlock(&s->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(gpuvirt_debugfs_vgpu_sched);
+
+/* The GPU's scheduler and the directory of its vGPUs. */
+void gpuvirt_debugfs_mdev_add(struct gpuvirt_mdev_parent *mp)
+{
+	struct dentry *dir = mp->gpu->debugfs;
+
+	mp->debugfs_sched = debugfs_create_file("sched", 0400, dir, mp,
+						&gpuvirt_debugfs_sched_fops);
+	mp->debugfs_vgpus = debugfs_create_dir("vgpus", dir);
+}
+
+/* Before mp is freed; its vGPUs and their directories are gone. */
+void gpuvirt_debugfs_mdev_del(struct gpuvirt_mdev_parent *mp)
+{
+	debugfs_remove(mp->debugfs_sched);
+	debugfs_remove(mp->debugfs_vgpus);
+	mp->debugfs_sched = NULL;
+	mp->debugfs_vgpus = NULL;
+}
+
+void gpuvirt_debugfs_vgpu_add(struct gpuvirt_vgpu *vgpu)
+{
+	vgpu->debugfs = debugfs_create_dir(dev_name(vgpu->vdev.dev),
+					   vgpu->mp->debugfs_vgpus);
+	debugfs_create_file("sched", 0400, vgpu->debugfs, vgpu,
+			    &gpuvirt_debugfs_vgpu_sched_fops);
+}
+
+void gpuvirt_debugfs_vgpu_del(struct gpuvirt_vgpu *vgpu)
+{
+	debugfs_remove_recursive(vgpu->debugfs);
+	vgpu->debugfs = NULL;
+}
 
 void gpuvirt_debugfs_gpu_add(struct gpuvirt_gpu *gpu)
 {

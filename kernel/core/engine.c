@@ -1,67 +1,81 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * vGPU command execution: the ring a guest fills, the packets in it, and
- * the per-GPU engine thread that runs them, turn by turn, through the
- * scheduler interface (a plain round robin for now).
+ * vGPU command execution and time-slice scheduling.
  *
- * Each packet costs modelled engine time (GPUVIRT_ENGINE_*): the engine
- * sleeps off that time, so execution is paced by the model and not by how
- * fast the host CPU happens to be, while every result is still computed for
- * real in the vGPU's VRAM. Addresses are checked against the vGPU's slice
- * before anything is touched; a bad packet stops that vGPU's ring with an
- * error and an error interrupt, and nothing else.
+ * Each GPU has one engine thread. The scheduling policy (sched_policy.c)
+ * decides which vGPU owns the engines and for how long; during that turn
+ * the thread decodes the packets of that vGPU's ring, checks every address
+ * against its slice, and hands them to the backend as commands, one chunk
+ * of at most GPUVIRT_ENGINE_CHUNK_NS of engine time at a time. A turn ends
+ * at a chunk boundary when the slice is used up (the command resumes at
+ * the vGPU's next turn: nothing is lost or run twice) or when the ring runs
+ * dry.
+ *
+ * Engine time is the backend's model: the thread sleeps until the wall
+ * clock has caught up with the modelled time, so turns last what the model
+ * says whatever the host CPU, and a vGPU is charged the time it really
+ * owned the engines.
+ *
+ * A bad packet stops its vGPU's ring with an error and an error interrupt,
+ * and nothing else. A command that makes no progress for
+ * GPUVIRT_ENGINE_HANG_NS of engine time has hung the engine: the vGPU gets
+ * GPUVIRT_VGPU_ERR_HANG and the backend resets its engines.
+ *
+ * Locking: a vGPU's lock covers its ring; the GPU's sched lock (a spinlock)
+ * covers the policy and the telemetry and nests inside vGPU locks. The
+ * engine thread takes them one at a time.
  */
-#include <linux/delay.h>
 #include <linux/highmem.h>
+#include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
-#include <linux/slab.h>
 #include <uapi/linux/gpuvirt_vgpu.h>
 
 #include "vgpu.h"
 
-/* The cost model: fixed cost per packet, and copy/fill throughput. */
-#define GPUVIRT_ENGINE_PKT_NS		1000
-#define GPUVIRT_ENGINE_BYTES_PER_US	16384
-/* A turn on the engine: NVIDIA's default time slice. */
-#define GPUVIRT_ENGINE_SLICE_NS		(2 * NSEC_PER_MSEC)
-/* Sleep off modelled time in pieces of at least this much. */
-#define GPUVIRT_ENGINE_PACE_NS		(100 * NSEC_PER_USEC)
+/* Longest piece of a command that runs without a preemption point. */
+#define GPUVIRT_ENGINE_CHUNK_NS		(100 * NSEC_PER_USEC)
+/* The thread sleeps off modelled time once it is this far ahead. */
+#define GPUVIRT_ENGINE_PACE_NS		NSEC_PER_MSEC
+/* Engine time without progress after which a command has hung. */
+#define GPUVIRT_ENGINE_HANG_NS		(20 * NSEC_PER_MSEC)
 
-/* VRAM access within a vGPU's slice; the caller checked the range. */
-static int gpuvirt_engine_vram(struct gpuvirt_vgpu *vgpu, u64 off, void *buf,
-			       u64 len, bool write, const u32 *pattern)
+static const char * const gpuvirt_sched_policy_names[] = {
+	[GPUVIRT_SCHED_POLICY_BEST_EFFORT] = "best-effort",
+	[GPUVIRT_SCHED_POLICY_EQUAL_SHARE] = "equal-share",
+	[GPUVIRT_SCHED_POLICY_FIXED_SHARE] = "fixed-share",
+	[GPUVIRT_SCHED_POLICY_WEIGHTED] = "weighted",
+};
+
+const char *gpuvirt_sched_policy_name(u32 policy)
 {
-	const struct gpuvirt_backend_ops *ops = vgpu->mp->gpu->ops;
+	return policy < ARRAY_SIZE(gpuvirt_sched_policy_names) ?
+	       gpuvirt_sched_policy_names[policy] : "unknown";
+}
 
-	while (len) {
-		u64 o = vgpu->vram_offset + off;
-		size_t n = min_t(u64, len, PAGE_SIZE - offset_in_page(o));
-		struct page *page;
-		u8 *p;
+int gpuvirt_sched_policy_parse(const char *name)
+{
+	return sysfs_match_string(gpuvirt_sched_policy_names, name);
+}
 
-		page = ops->vram_page(vgpu->mp->gpu, o, write);
-		if (IS_ERR(page))
-			return PTR_ERR(page);
-		if (!page) {
-			memset(buf, 0, n);	/* never written: zero */
-		} else {
-			p = kmap_local_page(page) + offset_in_page(o);
-			if (pattern)
-				memset32((u32 *)p, *pattern, n / 4);
-			else if (write)
-				memcpy(p, buf, n);
-			else
-				memcpy(buf, p, n);
-			kunmap_local(p);
-			put_page(page);
-		}
-		off += n;
-		len -= n;
-		if (!pattern)
-			buf += n;
-		cond_resched();
+/* One dword of the vGPU's VRAM; the caller checked the offset. */
+static int gpuvirt_engine_read32(struct gpuvirt_vgpu *vgpu, u64 off, u32 *val)
+{
+	struct gpuvirt_gpu *gpu = vgpu->mp->gpu;
+	struct page *page;
+	void *p;
+
+	page = gpu->ops->vram_page(gpu, vgpu->vram_offset + off, false);
+	if (IS_ERR(page))
+		return PTR_ERR(page);
+	if (!page) {
+		*val = 0;	/* never written */
+		return 0;
 	}
+	p = kmap_local_page(page);
+	*val = *(u32 *)(p + offset_in_page(vgpu->vram_offset + off));
+	kunmap_local(p);
+	put_page(page);
 	return 0;
 }
 
@@ -75,227 +89,324 @@ static u64 gpuvirt_engine_arg64(const u32 *dw, unsigned int i)
 	return dw[i] | (u64)dw[i + 1] << 32;
 }
 
-static int gpuvirt_engine_copy(struct gpuvirt_vgpu *vgpu, u64 dst, u64 src,
-			       u64 len)
-{
-	void *bounce;
-	int err = 0;
-
-	bounce = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	if (!bounce)
-		return -ENOMEM;
-	/* memmove semantics: copy backwards when dst overlaps src's tail */
-	if (dst > src && dst < src + len) {
-		while (len && !err) {
-			u64 n = min_t(u64, len, PAGE_SIZE);
-
-			len -= n;
-			err = gpuvirt_engine_vram(vgpu, src + len, bounce, n,
-						  false, NULL) ?:
-			      gpuvirt_engine_vram(vgpu, dst + len, bounce, n,
-						  true, NULL);
-		}
-	} else {
-		while (len && !err) {
-			u64 n = min_t(u64, len, PAGE_SIZE);
-
-			err = gpuvirt_engine_vram(vgpu, src, bounce, n, false,
-						  NULL) ?:
-			      gpuvirt_engine_vram(vgpu, dst, bounce, n, true,
-						  NULL);
-			src += n;
-			dst += n;
-			len -= n;
-		}
-	}
-	kfree(bounce);
-	return err;
-}
-
 static u32 gpuvirt_engine_err(int err)
 {
-	return err == -ENOSPC || err == -ENOMEM ? GPUVIRT_VGPU_ERR_MEMORY :
-						  GPUVIRT_VGPU_ERR_ADDRESS;
+	switch (err) {
+	case -ENOSPC:
+	case -ENOMEM:
+		return GPUVIRT_VGPU_ERR_MEMORY;
+	case -EFAULT:
+		return GPUVIRT_VGPU_ERR_ADDRESS;
+	default:
+		return GPUVIRT_VGPU_ERR_ENGINE;
+	}
 }
 
 /*
- * Run the packet at the ring's head. Returns its modelled cost in ns, or 0
- * when there was nothing to run or the packet failed (vgpu->error says
- * which).
+ * Turn the packet at the ring's head into a command for the backend.
+ * Returns GPUVIRT_VGPU_ERR_NONE or the error that stops the ring.
  */
-static u64 gpuvirt_engine_step(struct gpuvirt_vgpu *vgpu)
+static u32 gpuvirt_engine_decode(struct gpuvirt_vgpu *vgpu)
 {
 	struct gpuvirt_vgpu_ring *r = &vgpu->ring;
-	u32 dw[8], op, n, error = 0;
-	u64 cost = GPUVIRT_ENGINE_PKT_NS, a, b, len, x;
+	struct gpuvirt_cmd *cmd = &r->cmd;
+	u32 dw[8], op, n;
 	unsigned int i;
+	u64 a, len;
 	int err;
 
-	lockdep_assert_held(&vgpu->lock);
-	if (!r->size || r->error || r->head == r->tail)
-		return 0;
 	/* the doorbell checked the ring; never trust that blindly */
 	if (r->head >= r->size || r->tail >= r->size || r->size > vgpu->vram_size ||
-	    r->base > vgpu->vram_size - r->size) {
-		error = GPUVIRT_VGPU_ERR_RING;
-		goto fail;
-	}
+	    r->base > vgpu->vram_size - r->size)
+		return GPUVIRT_VGPU_ERR_RING;
 
-	err = gpuvirt_engine_vram(vgpu, r->base + r->head, dw, 4, false, NULL);
-	if (err) {
-		error = gpuvirt_engine_err(err);
-		goto fail;
-	}
+	err = gpuvirt_engine_read32(vgpu, r->base + r->head, &dw[0]);
+	if (err)
+		return gpuvirt_engine_err(err);
 	op = GPUVIRT_VGPU_PKT_OPCODE(dw[0]);
 	n = GPUVIRT_VGPU_PKT_DWORDS(dw[0]);
 	if (!n || n > ARRAY_SIZE(dw) ||
-	    ((r->tail - r->head) & (r->size - 1)) < n * 4) {
-		error = GPUVIRT_VGPU_ERR_LENGTH;
-		goto fail;
-	}
+	    ((r->tail - r->head) & (r->size - 1)) < n * 4)
+		return GPUVIRT_VGPU_ERR_LENGTH;
 	for (i = 1; i < n; i++) {
-		err = gpuvirt_engine_vram(vgpu, r->base +
-					  ((r->head + 4 * i) & (r->size - 1)),
-					  &dw[i], 4, false, NULL);
-		if (err) {
-			error = gpuvirt_engine_err(err);
-			goto fail;
-		}
+		err = gpuvirt_engine_read32(vgpu, r->base +
+					    ((r->head + 4 * i) & (r->size - 1)),
+					    &dw[i]);
+		if (err)
+			return gpuvirt_engine_err(err);
 	}
 
+	memset(cmd, 0, sizeof(*cmd));
+	r->cmd_dwords = n;
+	r->cmd_header = dw[0];
+	r->cmd_stuck_ns = 0;
 	switch (op) {
 	case GPUVIRT_VGPU_OP_NOP:
 		if (n != 1)
-			error = GPUVIRT_VGPU_ERR_LENGTH;
+			return GPUVIRT_VGPU_ERR_LENGTH;
+		cmd->op = GPUVIRT_CMD_NOP;
 		break;
 	case GPUVIRT_VGPU_OP_FENCE:
-		if (n != 4) {
-			error = GPUVIRT_VGPU_ERR_LENGTH;
+		if (n != 4)
+			return GPUVIRT_VGPU_ERR_LENGTH;
+		r->cmd_seqno = dw[1];
+		a = gpuvirt_engine_arg64(dw, 2);
+		if (a == U64_MAX) {
+			cmd->op = GPUVIRT_CMD_NOP;
 			break;
 		}
+		if (a & 3)
+			return GPUVIRT_VGPU_ERR_ALIGN;
+		if (!gpuvirt_engine_in_slice(vgpu, a, 4))
+			return GPUVIRT_VGPU_ERR_ADDRESS;
+		cmd->op = GPUVIRT_CMD_WRITE;
+		cmd->dst = a;
+		cmd->len = 4;
+		cmd->value = dw[1];
+		break;
+	case GPUVIRT_VGPU_OP_FILL:
+		if (n != 6)
+			return GPUVIRT_VGPU_ERR_LENGTH;
+		a = gpuvirt_engine_arg64(dw, 1);
+		len = gpuvirt_engine_arg64(dw, 3);
+		if ((a | len) & 3)
+			return GPUVIRT_VGPU_ERR_ALIGN;
+		if (!gpuvirt_engine_in_slice(vgpu, a, len))
+			return GPUVIRT_VGPU_ERR_ADDRESS;
+		cmd->op = GPUVIRT_CMD_FILL;
+		cmd->dst = a;
+		cmd->len = len;
+		cmd->value = dw[5];
+		break;
+	case GPUVIRT_VGPU_OP_COPY:
+		if (n != 7)
+			return GPUVIRT_VGPU_ERR_LENGTH;
+		cmd->op = GPUVIRT_CMD_COPY;
+		cmd->dst = gpuvirt_engine_arg64(dw, 1);
+		cmd->src = gpuvirt_engine_arg64(dw, 3);
+		cmd->len = gpuvirt_engine_arg64(dw, 5);
+		if (!gpuvirt_engine_in_slice(vgpu, cmd->dst, cmd->len) ||
+		    !gpuvirt_engine_in_slice(vgpu, cmd->src, cmd->len))
+			return GPUVIRT_VGPU_ERR_ADDRESS;
+		break;
+	case GPUVIRT_VGPU_OP_COMPUTE:
+		if (n != 5)
+			return GPUVIRT_VGPU_ERR_LENGTH;
+		if (dw[1] > GPUVIRT_VGPU_COMPUTE_MAX_US)
+			return GPUVIRT_VGPU_ERR_ARG;
 		a = gpuvirt_engine_arg64(dw, 2);
-		if (a != U64_MAX) {
-			if (a & 3) {
-				error = GPUVIRT_VGPU_ERR_ALIGN;
-				break;
-			}
-			if (!gpuvirt_engine_in_slice(vgpu, a, 4)) {
-				error = GPUVIRT_VGPU_ERR_ADDRESS;
-				break;
-			}
-			err = gpuvirt_engine_vram(vgpu, a, &dw[1], 4, true, NULL);
-			if (err) {
-				error = gpuvirt_engine_err(err);
-				break;
-			}
-		}
-		r->fence = dw[1];
-		if (GPUVIRT_VGPU_PKT_FLAGS(dw[0]) & GPUVIRT_VGPU_PKT_FLAG_IRQ) {
+		if (a & 7)
+			return GPUVIRT_VGPU_ERR_ALIGN;
+		if (!gpuvirt_engine_in_slice(vgpu, a, 8))
+			return GPUVIRT_VGPU_ERR_ADDRESS;
+		cmd->op = GPUVIRT_CMD_COMPUTE;
+		cmd->dst = a;
+		cmd->len = dw[1];
+		cmd->value = dw[4];
+		break;
+	default:
+		return GPUVIRT_VGPU_ERR_OPCODE;
+	}
+	r->cmd_active = true;
+	return GPUVIRT_VGPU_ERR_NONE;
+}
+
+static void gpuvirt_engine_fail(struct gpuvirt_vgpu *vgpu, u32 error)
+{
+	struct gpuvirt_vgpu_ring *r = &vgpu->ring;
+
+	r->error = error;
+	r->error_head = r->head;
+	r->cmd_active = false;
+	vgpu->irq_status |= GPUVIRT_VGPU_IRQ_ERROR;
+	gpuvirt_vgpu_irq_raise(vgpu);
+}
+
+/* The packet at the head is done: publish it and move on. */
+static void gpuvirt_engine_retire(struct gpuvirt_vgpu *vgpu)
+{
+	struct gpuvirt_vgpu_ring *r = &vgpu->ring;
+
+	if (GPUVIRT_VGPU_PKT_OPCODE(r->cmd_header) == GPUVIRT_VGPU_OP_FENCE) {
+		r->fence = r->cmd_seqno;
+		if (GPUVIRT_VGPU_PKT_FLAGS(r->cmd_header) &
+		    GPUVIRT_VGPU_PKT_FLAG_IRQ) {
 			vgpu->irq_status |= GPUVIRT_VGPU_IRQ_FENCE;
 			gpuvirt_vgpu_irq_raise(vgpu);
 		}
-		break;
-	case GPUVIRT_VGPU_OP_FILL:
-		if (n != 6) {
-			error = GPUVIRT_VGPU_ERR_LENGTH;
-			break;
-		}
-		a = gpuvirt_engine_arg64(dw, 1);
-		len = gpuvirt_engine_arg64(dw, 3);
-		if ((a | len) & 3) {
-			error = GPUVIRT_VGPU_ERR_ALIGN;
-			break;
-		}
-		if (!gpuvirt_engine_in_slice(vgpu, a, len)) {
-			error = GPUVIRT_VGPU_ERR_ADDRESS;
-			break;
-		}
-		err = gpuvirt_engine_vram(vgpu, a, NULL, len, true, &dw[5]);
-		if (err)
-			error = gpuvirt_engine_err(err);
-		cost += div_u64(len * NSEC_PER_USEC, GPUVIRT_ENGINE_BYTES_PER_US);
-		break;
-	case GPUVIRT_VGPU_OP_COPY:
-		if (n != 7) {
-			error = GPUVIRT_VGPU_ERR_LENGTH;
-			break;
-		}
-		a = gpuvirt_engine_arg64(dw, 1);
-		b = gpuvirt_engine_arg64(dw, 3);
-		len = gpuvirt_engine_arg64(dw, 5);
-		if (!gpuvirt_engine_in_slice(vgpu, a, len) ||
-		    !gpuvirt_engine_in_slice(vgpu, b, len)) {
-			error = GPUVIRT_VGPU_ERR_ADDRESS;
-			break;
-		}
-		err = gpuvirt_engine_copy(vgpu, a, b, len);
-		if (err)
-			error = gpuvirt_engine_err(err);
-		cost += div_u64(len * NSEC_PER_USEC, GPUVIRT_ENGINE_BYTES_PER_US);
-		break;
-	case GPUVIRT_VGPU_OP_COMPUTE:
-		if (n != 5) {
-			error = GPUVIRT_VGPU_ERR_LENGTH;
-			break;
-		}
-		if (dw[1] > GPUVIRT_VGPU_COMPUTE_MAX_US) {
-			error = GPUVIRT_VGPU_ERR_ARG;
-			break;
-		}
-		a = gpuvirt_engine_arg64(dw, 2);
-		if (a & 7) {
-			error = GPUVIRT_VGPU_ERR_ALIGN;
-			break;
-		}
-		if (!gpuvirt_engine_in_slice(vgpu, a, 8)) {
-			error = GPUVIRT_VGPU_ERR_ADDRESS;
-			break;
-		}
-		x = dw[4];
-		for (i = 0; i < dw[1]; i++)
-			x = x * GPUVIRT_VGPU_COMPUTE_MUL + GPUVIRT_VGPU_COMPUTE_ADD;
-		err = gpuvirt_engine_vram(vgpu, a, &x, 8, true, NULL);
-		if (err)
-			error = gpuvirt_engine_err(err);
-		cost += (u64)dw[1] * NSEC_PER_USEC;
-		break;
-	default:
-		error = GPUVIRT_VGPU_ERR_OPCODE;
 	}
-	if (error)
-		goto fail;
-
-	r->head = (r->head + 4 * n) & (r->size - 1);
+	r->cmd_active = false;
+	r->head = (r->head + 4 * r->cmd_dwords) & (r->size - 1);
 	r->done++;
-	return cost;
-
-fail:
-	r->error = error;
-	r->error_head = r->head;
-	vgpu->irq_status |= GPUVIRT_VGPU_IRQ_ERROR;
-	gpuvirt_vgpu_irq_raise(vgpu);
-	return 0;
 }
 
-/* Queue a vGPU that has work; called with vgpu->lock held. */
-void gpuvirt_sched_kick(struct gpuvirt_vgpu *vgpu)
+static bool gpuvirt_engine_has_work(struct gpuvirt_vgpu *vgpu)
 {
-	struct gpuvirt_sched *s = &vgpu->mp->sched;
 	struct gpuvirt_vgpu_ring *r = &vgpu->ring;
 
-	lockdep_assert_held(&vgpu->lock);
-	if (!r->size || r->error || r->head == r->tail || vgpu->detached)
-		return;
-	spin_lock(&s->lock);
-	if (list_empty(&vgpu->run_node))
-		list_add_tail(&vgpu->run_node, &s->runq);
-	spin_unlock(&s->lock);
-	wake_up(&s->wq);
+	return !vgpu->detached && r->size && !r->error && r->head != r->tail;
 }
 
 /*
- * Take a vGPU off the engine for good (its device is closing): out of the
- * run queue, and wait until the engine is not running it.
+ * Run one chunk of the packet at the ring's head, for at most @budget_ns.
+ * Adds the engine time used to *@cost and completed packets to *@packets.
+ * Returns whether the vGPU has work left.
+ */
+static bool gpuvirt_engine_step(struct gpuvirt_vgpu *vgpu, u64 budget_ns,
+				u64 *cost, u64 *packets)
+{
+	struct gpuvirt_vgpu_ring *r = &vgpu->ring;
+	struct gpuvirt_gpu *gpu = vgpu->mp->gpu;
+	struct gpuvirt_exec_ctx ctx = {
+		.id = vgpu->slot,
+		.vram_offset = vgpu->vram_offset,
+		.vram_size = vgpu->vram_size,
+	};
+	u64 done = r->cmd.done, used = 0;
+	u32 error;
+	int ret;
+
+	lockdep_assert_held(&vgpu->lock);
+	if (!gpuvirt_engine_has_work(vgpu))
+		return false;
+	if (!r->cmd_active) {
+		error = gpuvirt_engine_decode(vgpu);
+		if (error) {
+			gpuvirt_engine_fail(vgpu, error);
+			return false;
+		}
+		done = 0;
+	}
+
+	ret = gpu->ops->exec(gpu, &ctx, &r->cmd, budget_ns, &used);
+	*cost += used;
+	r->busy_ns += used;
+	if (ret < 0) {
+		gpuvirt_engine_fail(vgpu, gpuvirt_engine_err(ret));
+		return false;
+	}
+	if (ret == 1) {
+		gpuvirt_engine_retire(vgpu);
+		(*packets)++;
+		return gpuvirt_engine_has_work(vgpu);
+	}
+	if (r->cmd.done == done) {
+		r->cmd_stuck_ns += used ?: 1;
+		if (r->cmd_stuck_ns >= GPUVIRT_ENGINE_HANG_NS) {
+			dev_warn_ratelimited(gpu->dev,
+					     "vGPU %s hung the engines; resetting them\n",
+					     dev_name(vgpu->vdev.dev));
+			gpu->ops->engine_reset(gpu);
+			gpuvirt_engine_fail(vgpu, GPUVIRT_VGPU_ERR_HANG);
+			return false;
+		}
+	} else {
+		r->cmd_stuck_ns = 0;
+	}
+	return true;
+}
+
+/* Sleep until engine clock @t_ns, if it is ahead of us by @ahead_ns. */
+static void gpuvirt_engine_pace(u64 t_ns, u64 ahead_ns)
+{
+	ktime_t until = ns_to_ktime(t_ns);
+
+	if (ktime_get_ns() + ahead_ns > t_ns)
+		return;
+	set_current_state(TASK_IDLE);
+	schedule_hrtimeout_range(&until, 10 * NSEC_PER_USEC, HRTIMER_MODE_ABS);
+}
+
+/**
+ * struct gpuvirt_turn - what a turn did
+ * @work_ns: modelled engine time of the work run
+ * @packets: packets completed
+ * @preempted: the slice ran out with work left
+ */
+struct gpuvirt_turn {
+	u64 work_ns;
+	u64 packets;
+	bool preempted;
+};
+
+/* One turn: run the vGPU's packets for up to @slice_ns of engine time. */
+static void gpuvirt_engine_turn(struct gpuvirt_vgpu *vgpu, u64 start,
+				u64 slice_ns, struct gpuvirt_turn *t)
+{
+	bool more = true;
+
+	while (t->work_ns < slice_ns && !kthread_should_stop()) {
+		mutex_lock(&vgpu->lock);
+		more = gpuvirt_engine_step(vgpu,
+					   min(slice_ns - t->work_ns,
+					       GPUVIRT_ENGINE_CHUNK_NS),
+					   &t->work_ns, &t->packets);
+		mutex_unlock(&vgpu->lock);
+		if (!more)
+			break;
+		gpuvirt_engine_pace(start + t->work_ns, GPUVIRT_ENGINE_PACE_NS);
+		cond_resched();
+	}
+	gpuvirt_engine_pace(start + t->work_ns, 0);
+	t->preempted = more && t->work_ns >= slice_ns;
+}
+
+static unsigned int gpuvirt_wait_bucket(u64 wait_ns)
+{
+	u64 us = div_u64(wait_ns, NSEC_PER_USEC), bound = 1;
+	unsigned int b;
+
+	for (b = 0; b < GPUVIRT_WAIT_HIST_BUCKETS - 1; b++, bound *= 4)
+		if (us <= bound)
+			return b;
+	return b;
+}
+
+/*
+ * The vGPU's runnable state may have changed (doorbell, error, reset,
+ * open, close): tell the policy, and wake the engine if it has new work.
+ */
+static void gpuvirt_sched_update(struct gpuvirt_vgpu *vgpu)
+{
+	struct gpuvirt_sched *s = &vgpu->mp->sched;
+	bool runnable = gpuvirt_engine_has_work(vgpu);
+	struct gpuvirt_sp_slot *slot;
+	bool wake = false;
+	u64 now;
+
+	lockdep_assert_held(&vgpu->lock);
+	spin_lock(&s->lock);
+	slot = &s->sp.slot[vgpu->slot];
+	if (slot->runnable != runnable) {
+		now = ktime_get_ns();
+		gpuvirt_sp_set_runnable(&s->sp, vgpu->slot, runnable, now);
+		if (runnable) {
+			vgpu->stats.wait_since_ns = now;
+			s->kicked = true;
+			wake = true;
+		}
+	}
+	spin_unlock(&s->lock);
+	if (wake)
+		wake_up(&s->wq);
+}
+
+/* New work was rung in; called with vgpu->lock held. */
+void gpuvirt_sched_kick(struct gpuvirt_vgpu *vgpu)
+{
+	gpuvirt_sched_update(vgpu);
+}
+
+/* Forget the packet in progress, as reset and CLEAR_ERROR do. */
+void gpuvirt_ring_clear(struct gpuvirt_vgpu_ring *r)
+{
+	r->cmd_active = false;
+	r->cmd_stuck_ns = 0;
+}
+
+/*
+ * Take a vGPU off the engines for good (its device is closing): not
+ * runnable, not open, and wait until the engine is not running it.
  */
 void gpuvirt_sched_detach(struct gpuvirt_vgpu *vgpu)
 {
@@ -303,87 +414,218 @@ void gpuvirt_sched_detach(struct gpuvirt_vgpu *vgpu)
 
 	mutex_lock(&vgpu->lock);
 	vgpu->detached = true;
+	gpuvirt_sched_update(vgpu);
 	mutex_unlock(&vgpu->lock);
 
 	spin_lock(&s->lock);
-	list_del_init(&vgpu->run_node);
+	gpuvirt_sp_set_open(&s->sp, vgpu->slot, false, ktime_get_ns());
+	s->kicked = true;
 	spin_unlock(&s->lock);
+	wake_up(&s->wq);
 	wait_event(s->idle_wq, READ_ONCE(s->current_vgpu) != vgpu);
 }
 
+/* The device was opened: it counts as running from now on. */
 void gpuvirt_sched_attach(struct gpuvirt_vgpu *vgpu)
 {
+	struct gpuvirt_sched *s = &vgpu->mp->sched;
+
 	mutex_lock(&vgpu->lock);
 	vgpu->detached = false;
+	spin_lock(&s->lock);
+	gpuvirt_sp_set_open(&s->sp, vgpu->slot, true, ktime_get_ns());
+	s->kicked = true;
+	spin_unlock(&s->lock);
+	gpuvirt_sched_update(vgpu);
 	mutex_unlock(&vgpu->lock);
 }
 
-/* Round robin: the vGPU at the head of the queue runs next. */
-static struct gpuvirt_vgpu *gpuvirt_sched_pick(struct gpuvirt_sched *s)
+/**
+ * gpuvirt_sched_add() - give a new vGPU a policy slot
+ * @vgpu: the vGPU, being initialised
+ *
+ * Return: 0 or -ENOSPC.
+ */
+int gpuvirt_sched_add(struct gpuvirt_vgpu *vgpu)
 {
-	struct gpuvirt_vgpu *vgpu;
+	struct gpuvirt_sched *s = &vgpu->mp->sched;
+	int slot;
 
 	spin_lock(&s->lock);
-	vgpu = list_first_entry_or_null(&s->runq, struct gpuvirt_vgpu,
-					run_node);
-	if (vgpu)
-		list_del_init(&vgpu->run_node);
+	slot = gpuvirt_sp_add(&s->sp, vgpu->type->profile->max_instances,
+			      ktime_get_ns());
+	if (slot >= 0) {
+		s->vgpus[slot] = vgpu;
+		vgpu->slot = slot;
+		memset(&vgpu->stats, 0, sizeof(vgpu->stats));
+	}
+	spin_unlock(&s->lock);
+	return slot < 0 ? slot : 0;
+}
+
+/* The vGPU is going away; it is detached, so the engine is not using it. */
+void gpuvirt_sched_remove(struct gpuvirt_vgpu *vgpu)
+{
+	struct gpuvirt_sched *s = &vgpu->mp->sched;
+
+	spin_lock(&s->lock);
+	gpuvirt_sp_remove(&s->sp, vgpu->slot, ktime_get_ns());
+	s->vgpus[vgpu->slot] = NULL;
+	if (s->last_vgpu == vgpu)
+		s->last_vgpu = NULL;
+	s->kicked = true;
+	spin_unlock(&s->lock);
+	wake_up(&s->wq);
+}
+
+static int gpuvirt_sched_config(struct gpuvirt_sched *s, int err)
+{
+	if (!err)
+		s->kicked = true;
+	spin_unlock(&s->lock);
+	if (!err)
+		wake_up(&s->wq);
+	return err;
+}
+
+int gpuvirt_sched_set_policy(struct gpuvirt_mdev_parent *mp, u32 policy)
+{
+	struct gpuvirt_sched *s = &mp->sched;
+
+	spin_lock(&s->lock);
+	return gpuvirt_sched_config(s, gpuvirt_sp_set_policy(&s->sp, policy,
+							     ktime_get_ns()));
+}
+
+int gpuvirt_sched_set_slice(struct gpuvirt_mdev_parent *mp, u64 slice_ns)
+{
+	struct gpuvirt_sched *s = &mp->sched;
+
+	spin_lock(&s->lock);
+	return gpuvirt_sched_config(s, gpuvirt_sp_set_slice(&s->sp, slice_ns,
+							    ktime_get_ns()));
+}
+
+int gpuvirt_sched_set_weight(struct gpuvirt_vgpu *vgpu, u32 weight)
+{
+	struct gpuvirt_sched *s = &vgpu->mp->sched;
+
+	spin_lock(&s->lock);
+	return gpuvirt_sched_config(s, gpuvirt_sp_set_weight(&s->sp, vgpu->slot,
+							     weight,
+							     ktime_get_ns()));
+}
+
+/* U32_MAX for either limit keeps its current value. */
+int gpuvirt_sched_set_limits(struct gpuvirt_vgpu *vgpu, u32 min_pct,
+			     u32 cap_pct)
+{
+	struct gpuvirt_sched *s = &vgpu->mp->sched;
+
+	spin_lock(&s->lock);
+	if (min_pct == U32_MAX)
+		min_pct = s->sp.slot[vgpu->slot].min_pct;
+	if (cap_pct == U32_MAX)
+		cap_pct = s->sp.slot[vgpu->slot].cap_pct;
+	return gpuvirt_sched_config(s, gpuvirt_sp_set_limits(&s->sp, vgpu->slot,
+							     min_pct, cap_pct,
+							     ktime_get_ns()));
+}
+
+/* Pick who runs next; NULL to stay idle for *@idle_ns. */
+static struct gpuvirt_vgpu *gpuvirt_sched_pick(struct gpuvirt_sched *s,
+					       u64 *slice_ns, u64 *idle_ns)
+{
+	struct gpuvirt_sp_pick pick;
+	struct gpuvirt_vgpu *vgpu = NULL;
+	u64 now;
+
+	spin_lock(&s->lock);
+	now = ktime_get_ns();
+	s->idle_ns += now - s->mark_ns;
+	if (s->last_vgpu)
+		s->switch_ns += now - s->mark_ns;
+	s->mark_ns = now;
+	s->kicked = false;
+
+	gpuvirt_sp_pick(&s->sp, now, &pick);
+	if (pick.slot >= 0)
+		vgpu = s->vgpus[pick.slot];
+	if (vgpu) {
+		if (vgpu != s->last_vgpu)
+			s->switches++;
+		if (vgpu->stats.wait_since_ns) {
+			vgpu->stats.wait_hist[gpuvirt_wait_bucket(now -
+					vgpu->stats.wait_since_ns)]++;
+			vgpu->stats.wait_since_ns = 0;
+		}
+		*slice_ns = pick.ns;
+	} else {
+		*idle_ns = pick.ns;
+	}
 	WRITE_ONCE(s->current_vgpu, vgpu);
 	spin_unlock(&s->lock);
 	return vgpu;
 }
 
-static void gpuvirt_sched_put_back(struct gpuvirt_sched *s)
+/* The turn is over: charge it, and let a closing vGPU go. */
+static void gpuvirt_sched_put(struct gpuvirt_sched *s,
+			      struct gpuvirt_vgpu *vgpu,
+			      const struct gpuvirt_turn *t)
 {
+	u64 now, ran;
+
 	spin_lock(&s->lock);
+	now = ktime_get_ns();
+	ran = now - s->mark_ns;
+	gpuvirt_sp_charge(&s->sp, vgpu->slot, ran, now);
+	s->busy_ns += ran;
+	s->mark_ns = now;
+	s->last_vgpu = vgpu;
+	vgpu->stats.run_ns += ran;
+	vgpu->stats.slices++;
+	vgpu->stats.preemptions += t->preempted;
+	vgpu->stats.work_ns += t->work_ns;
+	vgpu->stats.packets += t->packets;
 	WRITE_ONCE(s->current_vgpu, NULL);
 	spin_unlock(&s->lock);
 	wake_up_all(&s->idle_wq);
+
+	/* ran dry, hit an error or was detached meanwhile: tell the policy */
+	mutex_lock(&vgpu->lock);
+	gpuvirt_sched_update(vgpu);
+	mutex_unlock(&vgpu->lock);
 }
 
-/* One turn: run the vGPU's packets for up to a time slice of model time. */
-static void gpuvirt_engine_turn(struct gpuvirt_sched *s,
-				struct gpuvirt_vgpu *vgpu)
+static void gpuvirt_sched_idle(struct gpuvirt_sched *s, u64 idle_ns)
 {
-	u64 used = 0, debt = 0, cost;
+	ktime_t timeout = idle_ns == U64_MAX || idle_ns > KTIME_MAX ?
+			  KTIME_MAX : ns_to_ktime(idle_ns);
 
-	while (used < GPUVIRT_ENGINE_SLICE_NS && !kthread_should_stop()) {
-		mutex_lock(&vgpu->lock);
-		cost = vgpu->detached ? 0 : gpuvirt_engine_step(vgpu);
-		if (cost)
-			vgpu->ring.busy_ns += cost;
-		mutex_unlock(&vgpu->lock);
-		if (!cost)
-			break;
-		used += cost;
-		debt += cost;
-		if (debt >= GPUVIRT_ENGINE_PACE_NS) {
-			fsleep(div_u64(debt, NSEC_PER_USEC));
-			debt = 0;
-		}
-	}
-	if (debt)
-		fsleep(div_u64(debt, NSEC_PER_USEC) ?: 1);
-	s->turns++;
-
-	/* still work to do: to the back of the queue */
-	mutex_lock(&vgpu->lock);
-	gpuvirt_sched_kick(vgpu);
-	mutex_unlock(&vgpu->lock);
+	/* woken or timed out: pick again either way */
+	wait_event_interruptible_hrtimeout(s->wq, kthread_should_stop() ||
+					   READ_ONCE(s->kicked), timeout);
+	spin_lock(&s->lock);
+	s->last_vgpu = NULL;	/* the engines went idle: no switch cost */
+	spin_unlock(&s->lock);
 }
 
 static int gpuvirt_engine_thread(void *data)
 {
 	struct gpuvirt_sched *s = data;
 	struct gpuvirt_vgpu *vgpu;
+	u64 slice_ns, idle_ns;
 
 	while (!kthread_should_stop()) {
-		wait_event_interruptible(s->wq, kthread_should_stop() ||
-					 !list_empty_careful(&s->runq));
-		vgpu = gpuvirt_sched_pick(s);
-		if (vgpu)
-			gpuvirt_engine_turn(s, vgpu);
-		gpuvirt_sched_put_back(s);
+		struct gpuvirt_turn t = {};
+
+		vgpu = gpuvirt_sched_pick(s, &slice_ns, &idle_ns);
+		if (!vgpu) {
+			gpuvirt_sched_idle(s, idle_ns);
+			continue;
+		}
+		gpuvirt_engine_turn(vgpu, READ_ONCE(s->mark_ns), slice_ns, &t);
+		gpuvirt_sched_put(s, vgpu, &t);
 	}
 	return 0;
 }
@@ -393,9 +635,10 @@ int gpuvirt_sched_start(struct gpuvirt_mdev_parent *mp)
 	struct gpuvirt_sched *s = &mp->sched;
 
 	spin_lock_init(&s->lock);
-	INIT_LIST_HEAD(&s->runq);
 	init_waitqueue_head(&s->wq);
 	init_waitqueue_head(&s->idle_wq);
+	s->mark_ns = ktime_get_ns();
+	gpuvirt_sp_init(&s->sp, s->mark_ns);
 	s->thread = kthread_run(gpuvirt_engine_thread, s, "gpuvirt/%s",
 				mp->gpu->name);
 	return PTR_ERR_OR_ZERO(s->thread);

@@ -86,9 +86,16 @@ int gpuvirt_gpu_register(struct gpuvirt_gpu *gpu)
 		return err;
 	}
 
-	/* Outside the registry lock: mdev takes its own locks. */
+	/*
+	 * Outside the registry lock: mdev takes its own locks. The debugfs
+	 * directory comes first and goes last, because vGPUs keep theirs in
+	 * it and exist from mdev registration until mdev unregistration.
+	 */
+	gpu->mode = GPUVIRT_GPU_MODE_TIMESLICED;
+	gpuvirt_debugfs_gpu_add(gpu);
 	err = gpuvirt_mdev_gpu_add(gpu);
 	if (err) {
+		gpuvirt_debugfs_gpu_del(gpu);
 		mutex_lock(&gpuvirt_registry.lock);
 		xa_erase(&gpuvirt_registry.gpus, gpu->id);
 		mutex_unlock(&gpuvirt_registry.lock);
@@ -97,9 +104,7 @@ int gpuvirt_gpu_register(struct gpuvirt_gpu *gpu)
 
 	mutex_lock(&gpuvirt_registry.lock);
 	xa_store(&gpuvirt_registry.gpus, gpu->id, gpu, GFP_KERNEL);
-	gpu->mode = GPUVIRT_GPU_MODE_TIMESLICED;
 	gpu->registered = true;
-	gpuvirt_debugfs_gpu_add(gpu);
 	gpuvirt_gpu_notify(gpu, GPUVIRT_CMD_GPU_ADD_NTF);
 	dev_info(gpu->dev, "gpuvirt: registered GPU %u (%s, %s)\n",
 		 gpu->id, gpu->name, gpu->model_name);
@@ -122,12 +127,12 @@ void gpuvirt_gpu_unregister(struct gpuvirt_gpu *gpu)
 		return;
 	}
 	gpuvirt_gpu_notify(gpu, GPUVIRT_CMD_GPU_DEL_NTF);
-	gpuvirt_debugfs_gpu_del(gpu);
 	xa_erase(&gpuvirt_registry.gpus, gpu->id);
 	gpu->registered = false;
 	mutex_unlock(&gpuvirt_registry.lock);
 
 	/* Removes the vGPUs, waiting for their users to close them. */
 	gpuvirt_mdev_gpu_del(gpu);
+	gpuvirt_debugfs_gpu_del(gpu);
 }
 EXPORT_SYMBOL_GPL(gpuvirt_gpu_unregister);

@@ -4,8 +4,8 @@
  * driver binds, and shows its "hardware" state in debugfs so that tests can
  * check what the core asked of it.
  *
- * Simulated today: the identity and sizes of a GPU and its VRAM, backed on
- * demand (vram.c). Not yet: engines running command packets.
+ * Simulated: the identity and sizes of a GPU, its VRAM, backed on demand
+ * (vram.c), and its engines, which run commands at modelled cost (exec.c).
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -17,6 +17,8 @@ static const struct gpuvirt_backend_ops gpuvirt_sim_backend_ops = {
 	.vram_page	= gpuvirt_sim_vram_page,
 	.vram_zero	= gpuvirt_sim_vram_zero,
 	.vram_discard	= gpuvirt_sim_vram_discard,
+	.exec		= gpuvirt_sim_exec,
+	.engine_reset	= gpuvirt_sim_engine_reset,
 };
 
 static int gpuvirt_sim_hw_show(struct seq_file *m, void *v)
@@ -44,6 +46,7 @@ int gpuvirt_sim_dev_probe(struct gpuvirt_sim_dev *sdev)
 	debugfs_create_file("hw", 0400, sdev->debugfs, sdev,
 			    &gpuvirt_sim_hw_fops);
 	gpuvirt_sim_vram_init(sdev);
+	gpuvirt_sim_engine_init(sdev);
 
 	err = gpuvirt_gpu_register(&sdev->gpu);
 	if (err)

@@ -27,6 +27,42 @@ struct gpuvirt_sim_vram {
 	atomic_t fail_alloc;
 };
 
+/* Work one context (vGPU) ran on the engines: the "hardware's" own count. */
+struct gpuvirt_sim_ctx_stats {
+	u64 cmds;
+	u64 ns;
+};
+
+/**
+ * struct gpuvirt_sim_engine - a simulated GPU's engines
+ * @lock: protects the counters, @owner_ctx and @ctx
+ * @owner_ctx: context of the last command run, -1 before any
+ * @cmds: commands completed
+ * @busy_ns: modelled engine time spent
+ * @faults: commands failed
+ * @resets: engine resets
+ * @ctx: per-context counters, by context id
+ * @fail_exec: fault knob: fail this many commands with -EIO (debugfs)
+ * @hang: fault knob: the engine hangs at its next command until reset
+ *	(debugfs hang_engine)
+ * @hung: the engine is hung
+ *
+ * The core runs one command at a time per GPU; @lock is for the debugfs
+ * readers.
+ */
+struct gpuvirt_sim_engine {
+	spinlock_t lock;	/* see above */
+	int owner_ctx;
+	u64 cmds;
+	u64 busy_ns;
+	u64 faults;
+	u64 resets;
+	struct gpuvirt_sim_ctx_stats ctx[GPUVIRT_EXEC_CTX_MAX];
+	atomic_t fail_exec;
+	bool hang;
+	bool hung;
+};
+
 /**
  * struct gpuvirt_sim_dev - one simulated GPU
  * @dev: device on the gpuvirt_sim bus, named sim<ID>
@@ -35,6 +71,7 @@ struct gpuvirt_sim_vram {
  * @probe_err: result of the last probe, read back by new_device
  * @debugfs: <debugfs>/gpuvirt_sim/sim<ID>/, the "hardware" state
  * @vram: the framebuffer
+ * @engine: the engines
  *
  * Everything but @list is set up before device_register() and only read
  * afterwards; the driver core serialises probe and remove.
@@ -46,6 +83,7 @@ struct gpuvirt_sim_dev {
 	int probe_err;
 	struct dentry *debugfs;
 	struct gpuvirt_sim_vram vram;
+	struct gpuvirt_sim_engine engine;
 };
 
 static inline struct gpuvirt_sim_dev *to_gpuvirt_sim_dev(struct device *dev)
@@ -62,6 +100,12 @@ struct page *gpuvirt_sim_vram_page(struct gpuvirt_gpu *gpu, u64 offset,
 				   bool alloc);
 void gpuvirt_sim_vram_zero(struct gpuvirt_gpu *gpu, u64 offset, u64 size);
 void gpuvirt_sim_vram_discard(struct gpuvirt_gpu *gpu, u64 offset, u64 size);
+void gpuvirt_sim_debugfs_knob(const char *name, struct dentry *dir,
+			      atomic_t *knob);
+void gpuvirt_sim_engine_init(struct gpuvirt_sim_dev *sdev);
+int gpuvirt_sim_exec(struct gpuvirt_gpu *gpu, const struct gpuvirt_exec_ctx *ctx,
+		     struct gpuvirt_cmd *cmd, u64 budget_ns, u64 *cost_ns);
+void gpuvirt_sim_engine_reset(struct gpuvirt_gpu *gpu);
 void gpuvirt_sim_dev_remove(struct gpuvirt_sim_dev *sdev);
 
 #endif /* GPUVIRT_SIM_H */

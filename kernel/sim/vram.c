@@ -165,22 +165,29 @@ static int gpuvirt_sim_vram_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(gpuvirt_sim_vram);
 
-static int gpuvirt_sim_fail_alloc_get(void *data, u64 *val)
+/* A fault knob: an atomic_t count of failures to inject, 0..INT_MAX. */
+static int gpuvirt_sim_knob_get(void *data, u64 *val)
 {
 	*val = atomic_read(data);
 	return 0;
 }
 
-static int gpuvirt_sim_fail_alloc_set(void *data, u64 val)
+static int gpuvirt_sim_knob_set(void *data, u64 val)
 {
 	if (val > INT_MAX)
 		return -EINVAL;
 	atomic_set(data, val);
 	return 0;
 }
-DEFINE_DEBUGFS_ATTRIBUTE(gpuvirt_sim_fail_alloc_fops,
-			 gpuvirt_sim_fail_alloc_get,
-			 gpuvirt_sim_fail_alloc_set, "%llu\n");
+DEFINE_DEBUGFS_ATTRIBUTE(gpuvirt_sim_knob_fops, gpuvirt_sim_knob_get,
+			 gpuvirt_sim_knob_set, "%llu\n");
+
+void gpuvirt_sim_debugfs_knob(const char *name, struct dentry *dir,
+			      atomic_t *knob)
+{
+	debugfs_create_file_unsafe(name, 0600, dir, knob,
+				   &gpuvirt_sim_knob_fops);
+}
 
 void gpuvirt_sim_vram_init(struct gpuvirt_sim_dev *sdev)
 {
@@ -188,9 +195,8 @@ void gpuvirt_sim_vram_init(struct gpuvirt_sim_dev *sdev)
 	atomic_set(&sdev->vram.fail_alloc, 0);
 	debugfs_create_file("vram", 0400, sdev->debugfs, sdev,
 			    &gpuvirt_sim_vram_fops);
-	debugfs_create_file_unsafe("fail_vram_alloc", 0600, sdev->debugfs,
-				   &sdev->vram.fail_alloc,
-				   &gpuvirt_sim_fail_alloc_fops);
+	gpuvirt_sim_debugfs_knob("fail_vram_alloc", sdev->debugfs,
+				 &sdev->vram.fail_alloc);
 }
 
 void gpuvirt_sim_vram_fini(struct gpuvirt_sim_dev *sdev)

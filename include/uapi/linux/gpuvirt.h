@@ -19,6 +19,27 @@ enum gpuvirt_gpu_mode {
 	GPUVIRT_GPU_MODE_MIG,
 };
 
+/**
+ * enum gpuvirt_sched_policy - How a GPU's scheduler shares its engines in time
+ *   between vGPUs.
+ * @GPUVIRT_SCHED_POLICY_BEST_EFFORT: Work-conserving round robin: every vGPU
+ *   with work gets a time slice in turn, and an idle vGPU is skipped.
+ * @GPUVIRT_SCHED_POLICY_EQUAL_SHARE: Each running vGPU gets at most 1/N of the
+ *   engine time, N being the number of running (created and opened) vGPUs.
+ *   Time an idle vGPU does not use stays idle.
+ * @GPUVIRT_SCHED_POLICY_FIXED_SHARE: Each vGPU gets at most 1/max_instances of
+ *   its type, however many others run. Time an idle vGPU does not use stays
+ *   idle.
+ * @GPUVIRT_SCHED_POLICY_WEIGHTED: Work-conserving; busy vGPUs share engine
+ *   time in proportion to their weights.
+ */
+enum gpuvirt_sched_policy {
+	GPUVIRT_SCHED_POLICY_BEST_EFFORT,
+	GPUVIRT_SCHED_POLICY_EQUAL_SHARE,
+	GPUVIRT_SCHED_POLICY_FIXED_SHARE,
+	GPUVIRT_SCHED_POLICY_WEIGHTED,
+};
+
 enum {
 	GPUVIRT_A_GPU_ID = 1,
 	GPUVIRT_A_GPU_NAME,

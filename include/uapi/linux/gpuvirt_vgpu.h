@@ -61,6 +61,8 @@
 #define GPUVIRT_VGPU_ERR_RING		5	/* bad ring base, size or tail */
 #define GPUVIRT_VGPU_ERR_MEMORY		6	/* the host could not back VRAM */
 #define GPUVIRT_VGPU_ERR_ARG		7	/* an argument out of range */
+#define GPUVIRT_VGPU_ERR_ENGINE		8	/* the engine faulted running it */
+#define GPUVIRT_VGPU_ERR_HANG		9	/* it hung the engine; engine reset */
 
 /*
  * Packets: a header dword, then arguments, all little-endian dwords; 64-bit

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sysfs configuration of the time-slice scheduler and the vGPU mode.
+ *
+ *   <gpu device>/gpuvirt/		per GPU
+ *	vgpu_mode	homogeneous | mixed (only while the GPU has no vGPUs)
+ *	sched_policy	best-effort | equal-share | fixed-share | weighted
+ *	sched_slice_us	0 (the default for the vGPU count) or 100..100000
+ *   /sys/bus/mdev/devices/<uuid>/gpuvirt/	per vGPU
+ *	weight		1..10000
+ *	min_pct		guaranteed minimum, 0..100
+ *	cap_pct		cap, 1..100
+ *
+ * Every change applies to running vGPUs at the scheduler's next decision.
+ * A refused write changes nothing and fails with the errno the scheduler
+ * gives: -EINVAL out of range, -ENOSPC when the minimums would pass 100 %,
+ * -EBUSY for a mode switch with vGPUs present.
+ */
+#include <linux/device.h>
+#include <linux/kstrtox.h>
+#include <linux/sysfs.h>
+
+#include "vgpu.h"
+
+/*
+ * The group exists only while the GPU's mdev state does: it is removed,
+ * waiting for running show/store calls, before that is freed. So the
+ * lookup under the registry lock may let go of the lock.
+ */
+static struct gpuvirt_mdev_parent *gpuvirt_sysfs_mp(struct device *dev)
+{
+	struct gpuvirt_mdev_parent *mp = NULL;
+	struct gpuvirt_gpu *gpu;
+	unsigned long id;
+
+	mutex_lock(&gpuvirt_registry.lock);
+	xa_for_each(&gpuvirt_registry.gpus, id, gpu) {
+		if (gpu && gpu->dev == dev) {
+			mp = gpu->mdev;
+			break;
+		}
+	}
+	mutex_unlock(&gpuvirt_registry.lock);
+	return mp;
+}
+
+static ssize_t sched_policy_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	struct gpuvirt_mdev_parent *mp = gpuvirt_sysfs_mp(dev);
+	u32 policy;
+
+	if (!mp)
+		return -ENODEV;
+	spin_lock(&mp->sched.lock);
+	policy = mp->sched.sp.policy;
+	spin_unlock(&mp->sched.lock);
+	return sysfs_emit(buf, "%s\n", gpuvirt_sched_policy_name(policy));
+}
+
+static ssize_t sched_policy_store(struct device *dev,
+				  struct device_attribute *attr,
+				  const char *buf, size_t count)
+{
+	struct gpuvirt_mdev_parent *mp = gpuvirt_sysfs_mp(dev);
+	int policy, err;
+
+	if (!mp)
+		return -ENODEV;
+	policy = gpuvirt_sched_policy_parse(buf);
+	if (policy < 0)
+		return policy;
+	err = gpuvirt_sched_set_policy(mp, policy);
+	return err ?: count;
+}
+static DEVICE_ATTR_RW(sched_policy);
+
+static ssize_t sched_slice_us_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	struct gpuvirt_mdev_parent *mp = gpuvirt_sysfs_mp(dev);
+	u64 slice_ns;
+
+	if (!mp)
+		return -ENODEV;
+	spin_lock(&mp->sched.lock);
+	slice_ns = mp->sched.sp.slice_ns;
+	spin_unlock(&mp->sched.lock);
+	return sysfs_emit(buf, "%llu\n", div_u64(slice_ns, NSEC_PER_USEC));
+}
+
+static ssize_t sched_slice_us_store(struct device *dev,
+				    struct device_attribute *attr,
+				    const char *buf, size_t count)
+{
+	struct gpuvirt_mdev_parent *mp = gpuvirt_sysfs_mp(dev);
+	u32 us;
+	int err;
+
+	if (!mp)
+		return -ENODEV;
+	err = kstrtou32(buf, 0, &us);
+	if (err)
+		return err;
+	err = gpuvirt_sched_set_slice(mp, (u64)us * NSEC_PER_USEC);
+	return err ?: count;
+}
+static DEVICE_ATTR_RW(sched_slice_us);
+
+static ssize_t vgpu_mode_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	struct gpuvirt_mdev_parent *mp = gpuvirt_sysfs_mp(dev);
+
+	if (!mp)
+		return -ENODEV;
+	return sysfs_emit(buf, "%s\n", gpuvirt_mdev_mixed(mp) ? "mixed" :
+								 "homogeneous");
+}
+
+static ssize_t vgpu_mode_store(struct device *dev,
+			       struct device_attribute *attr,
+			       const char *buf, size_t count)
+{
+	struct gpuvirt_mdev_parent *mp = gpuvirt_sysfs_mp(dev);
+	int err;
+
+	if (!mp)
+		return -ENODEV;
+	if (sysfs_streq(buf, "mixed"))
+		err = gpuvirt_mdev_set_mixed(mp, true);
+	else if (sysfs_streq(buf, "homogeneous"))
+		err = gpuvirt_mdev_set_mixed(mp, false);
+	else
+		err = -EINVAL;
+	return err ?: count;
+}
+static DEVICE_ATTR_RW(vgpu_mode);
+
+static struct attribute *gpuvirt_gpu_attrs[] = {
+	&dev_attr_vgpu_mode.attr,
+	&dev_attr_sched_policy.attr,
+	&dev_attr_sched_slice_us.attr,
+	NULL
+};
+
+static const struct attribute_group gpuvirt_gpu_group = {
+	.name = "gpuvirt",
+	.attrs = gpuvirt_gpu_attrs,
+};
+
+int gpuvirt_sysfs_gpu_add(struct gpuvirt_mdev_parent *mp)
+{
+	return sysfs_create_group(&mp->gpu->dev->kobj, &gpuvirt_gpu_group);
+}
+
+void gpuvirt_sysfs_gpu_del(struct gpuvirt_mdev_parent *mp)
+{
+	sysfs_remove_group(&mp->gpu->dev->kobj, &gpuvirt_gpu_group);
+}
+
+/*
+ * Per vGPU: the mdev driver's dev_groups, present while the vGPU is bound,
+ * which is while its drvdata is set.
+ */
+static struct gpuvirt_sp_slot gpuvirt_sysfs_slot(struct gpuvirt_vgpu *vgpu)
+{
+	struct gpuvirt_sched *s = &vgpu->mp->sched;
+	struct gpuvirt_sp_slot slot;
+
+	spin_lock(&s->lock);
+	slot = s->sp.slot[vgpu->slot];
+	spin_unlock(&s->lock);
+	return slot;
+}
+
+static ssize_t weight_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct gpuvirt_vgpu *vgpu = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%u\n", gpuvirt_sysfs_slot(vgpu).weight);
+}
+
+static ssize_t weight_store(struct device *dev, struct device_attribute *attr,
+			    const char *buf, size_t count)
+{
+	struct gpuvirt_vgpu *vgpu = dev_get_drvdata(dev);
+	u32 val;
+	int err;
+
+	err = kstrtou32(buf, 0, &val) ?: gpuvirt_sched_set_weight(vgpu, val);
+	return err ?: count;
+}
+static DEVICE_ATTR_RW(weight);
+
+static ssize_t min_pct_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	struct gpuvirt_vgpu *vgpu = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%u\n", gpuvirt_sysfs_slot(vgpu).min_pct);
+}
+
+static ssize_t min_pct_store(struct device *dev, struct device_attribute *attr,
+			     const char *buf, size_t count)
+{
+	struct gpuvirt_vgpu *vgpu = dev_get_drvdata(dev);
+	u32 val;
+	int err;
+
+	err = kstrtou32(buf, 0, &val);
+	if (err)
+		return err;
+	/* the scheduler's lock orders this against a concurrent cap_pct */
+	err = gpuvirt_sched_set_limits(vgpu, val, U32_MAX);
+	return err ?: count;
+}
+static DEVICE_ATTR_RW(min_pct);
+
+static ssize_t cap_pct_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	struct gpuvirt_vgpu *vgpu = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%u\n", gpuvirt_sysfs_slot(vgpu).cap_pct);
+}
+
+static ssize_t cap_pct_store(struct device *dev, struct device_attribute *attr,
+			     const char *buf, size_t count)
+{
+	struct gpuvirt_vgpu *vgpu = dev_get_drvdata(dev);
+	u32 val;
+	int err;
+
+	err = kstrtou32(buf, 0, &val);
+	if (err)
+		return err;
+	err = gpuvirt_sched_set_limits(vgpu, U32_MAX, val);
+	return err ?: count;
+}
+static DEVICE_ATTR_RW(cap_pct);
+
+static struct attribute *gpuvirt_vgpu_attrs[] = {
+	&dev_attr_weight.attr,
+	&dev_attr_min_pct.attr,
+	&dev_attr_cap_pct.attr,
+	NULL
+};
+
+static const struct attribute_group gpuvirt_vgpu_group = {
+	.name = "gpuvirt",
+	.attrs = gpuvirt_vgpu_attrs,
+};
+
+const struct attribute_group *gpuvirt_vgpu_groups[] = {
+	&gpuvirt_vgpu_group,
+	NULL
+};
