@@ -42,7 +42,10 @@ EXPORT_SYMBOL_GPL(gpuvirt_model_lookup);
 
 static int gpuvirt_gpu_validate(const struct gpuvirt_gpu *gpu)
 {
-	if (!gpu->dev || !gpu->ops || !gpu->ops->name) {
+	if (!gpu->dev || !gpu->ops || !gpu->ops->name ||
+	    !gpu->ops->vram_page || !gpu->ops->vram_zero ||
+	    !gpu->ops->vram_discard || !gpu->ops->exec ||
+	    !gpu->ops->engine_reset) {
 		pr_err("gpuvirt: backend registered a GPU without device or ops\n");
 		return -EINVAL;
 	}
