@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/gpuvirt_vgpu.h>
 #include <linux/vfio.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -92,6 +93,86 @@ static inline int vgpu_client_set_irq(int device, unsigned int index, int32_t ef
 	s->count = 1;
 	memcpy(s->data, &efd, sizeof(efd));
 	return ioctl(device, VFIO_DEVICE_SET_IRQS, s) ? -errno : 0;
+}
+
+/* BAR0 registers, 32 bits each; 0 or -errno. */
+static inline int vgpu_reg_read(int device, unsigned int reg, uint32_t *v)
+{
+	ssize_t n = pread(device, v, 4, VGPU_REGION(VFIO_PCI_BAR0_REGION_INDEX) + reg);
+
+	return n == 4 ? 0 : n < 0 ? -errno : -EIO;
+}
+
+static inline int vgpu_reg_write(int device, unsigned int reg, uint32_t v)
+{
+	ssize_t n = pwrite(device, &v, 4, VGPU_REGION(VFIO_PCI_BAR0_REGION_INDEX) + reg);
+
+	return n == 4 ? 0 : n < 0 ? -errno : -EIO;
+}
+
+/* What a COMPUTE packet of @steps steps from @seed leaves in VRAM. */
+static inline uint64_t vgpu_compute_ref(uint32_t seed, uint32_t steps)
+{
+	uint64_t x = seed;
+
+	while (steps--)
+		x = x * GPUVIRT_VGPU_COMPUTE_MUL + GPUVIRT_VGPU_COMPUTE_ADD;
+	return x;
+}
+
+/*
+ * A command ring at slice offset 0, written through a BAR2 mapping of the
+ * caller's that covers at least @size bytes.
+ */
+struct vgpu_ring {
+	int device;
+	uint32_t *vram;
+	uint32_t size;
+	uint32_t tail;
+};
+
+static inline int vgpu_ring_setup(struct vgpu_ring *r, int device,
+				  void *vram, uint32_t size)
+{
+	r->device = device;
+	r->vram = vram;
+	r->size = size;
+	r->tail = 0;
+	return vgpu_reg_write(device, GPUVIRT_VGPU_REG_RING_BASE_LO, 0) ?:
+	       vgpu_reg_write(device, GPUVIRT_VGPU_REG_RING_BASE_HI, 0) ?:
+	       vgpu_reg_write(device, GPUVIRT_VGPU_REG_RING_SIZE, size);
+}
+
+static inline void vgpu_ring_put(struct vgpu_ring *r, const uint32_t *dw,
+				 unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		r->vram[r->tail / 4] = dw[i];
+		r->tail = (r->tail + 4) & (r->size - 1);
+	}
+}
+
+static inline int vgpu_ring_kick(struct vgpu_ring *r)
+{
+	return vgpu_reg_write(r->device, GPUVIRT_VGPU_REG_RING_TAIL, r->tail);
+}
+
+/* Wait until the engine has run everything or stopped; 0 or -ETIMEDOUT. */
+static inline int vgpu_ring_idle(struct vgpu_ring *r, int ms)
+{
+	uint32_t st;
+
+	for (; ms > 0; ms -= 10) {
+		if (vgpu_reg_read(r->device, GPUVIRT_VGPU_REG_STATUS, &st))
+			return -EIO;
+		if (!(st & GPUVIRT_VGPU_STATUS_BUSY) ||
+		    (st & GPUVIRT_VGPU_STATUS_ERROR))
+			return 0;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
 }
 
 #endif /* GPUVIRT_VGPU_CLIENT_H */
