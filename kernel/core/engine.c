@@ -460,6 +460,7 @@ int gpuvirt_sched_add(struct gpuvirt_vgpu *vgpu)
 		memset(&vgpu->stats, 0, sizeof(vgpu->stats));
 	}
 	spin_unlock(&s->lock);
+	gpuvirt_registry_changed();
 	return slot < 0 ? slot : 0;
 }
 
@@ -476,6 +477,66 @@ void gpuvirt_sched_remove(struct gpuvirt_vgpu *vgpu)
 	s->kicked = true;
 	spin_unlock(&s->lock);
 	wake_up(&s->wq);
+	gpuvirt_registry_changed();
+}
+
+/**
+ * gpuvirt_sched_lock_vgpu() - find a vGPU of a GPU by UUID, and lock it in
+ * @mp: the GPU's mdev state
+ * @uuid: the vGPU's UUID, as its device is named
+ *
+ * Return: the vGPU with the GPU's sched lock held, which keeps it in its
+ * slot (and so alive) until the caller unlocks; or NULL, unlocked.
+ */
+struct gpuvirt_vgpu *gpuvirt_sched_lock_vgpu(struct gpuvirt_mdev_parent *mp,
+					     const char *uuid)
+{
+	struct gpuvirt_sched *s = &mp->sched;
+	unsigned int i;
+
+	spin_lock(&s->lock);
+	for (i = 0; i < GPUVIRT_SP_SLOTS; i++)
+		if (s->vgpus[i] && !strcmp(dev_name(s->vgpus[i]->vdev.dev), uuid))
+			return s->vgpus[i];
+	spin_unlock(&s->lock);
+	return NULL;
+}
+
+/**
+ * gpuvirt_sched_vgpu_set_locked() - change a vGPU's scheduling parameters
+ * @vgpu: the vGPU, its GPU's sched lock held
+ * @weight: new weight, or U32_MAX to keep it
+ * @min_pct: new minimum, or U32_MAX to keep it
+ * @max_pct: new maximum (cap), or U32_MAX to keep it
+ *
+ * All or nothing: a refused change changes nothing.
+ *
+ * Return: 0, -EINVAL or -ENOSPC.
+ */
+int gpuvirt_sched_vgpu_set_locked(struct gpuvirt_vgpu *vgpu, u32 weight,
+				  u32 min_pct, u32 max_pct)
+{
+	struct gpuvirt_sched *s = &vgpu->mp->sched;
+	struct gpuvirt_sp_slot *slot = &s->sp.slot[vgpu->slot];
+	u64 now = ktime_get_ns();
+	int err;
+
+	lockdep_assert_held(&s->lock);
+	if (weight != U32_MAX &&
+	    (weight < GPUVIRT_SP_WEIGHT_MIN || weight > GPUVIRT_SP_WEIGHT_MAX))
+		return -EINVAL;
+	if (min_pct == U32_MAX)
+		min_pct = slot->min_pct;
+	if (max_pct == U32_MAX)
+		max_pct = slot->cap_pct;
+	err = gpuvirt_sp_set_limits(&s->sp, vgpu->slot, min_pct, max_pct, now);
+	if (err)
+		return err;
+	if (weight != U32_MAX)
+		gpuvirt_sp_set_weight(&s->sp, vgpu->slot, weight, now);
+	s->kicked = true;
+	wake_up(&s->wq);
+	return 0;
 }
 
 static int gpuvirt_sched_config(struct gpuvirt_sched *s, int err)

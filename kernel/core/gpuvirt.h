@@ -21,12 +21,15 @@ struct netlink_ext_ack;
  *	looked up under @lock stays valid until @lock is dropped, because
  *	unregistering takes @lock before the backend may free it.
  * @gpus: GPUs indexed by id
+ * @gen: bumped whenever a GPU or a vGPU comes or goes, so that netlink
+ *	dumps spanning a change are flagged inconsistent
  * @debugfs: <debugfs>/gpuvirt/, the core's debugfs root
  * @debugfs_gpus: <debugfs>/gpuvirt/gpus/
  */
 struct gpuvirt_registry {
 	struct mutex lock;	/* see above */
 	struct xarray gpus;
+	atomic_t gen;
 	struct dentry *debugfs;
 	struct dentry *debugfs_gpus;
 };
@@ -43,5 +46,6 @@ void gpuvirt_debugfs_gpu_del(struct gpuvirt_gpu *gpu);
 int gpuvirt_nl_init(void);
 void gpuvirt_nl_exit(void);
 void gpuvirt_gpu_notify(struct gpuvirt_gpu *gpu, u8 cmd);
+void gpuvirt_registry_changed(void);
 
 #endif /* GPUVIRT_CORE_H */

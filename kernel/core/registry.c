@@ -62,6 +62,12 @@ static int gpuvirt_gpu_validate(const struct gpuvirt_gpu *gpu)
 	return 0;
 }
 
+/* A GPU or vGPU came or went: netlink dumps in progress are stale. */
+void gpuvirt_registry_changed(void)
+{
+	atomic_inc(&gpuvirt_registry.gen);
+}
+
 /**
  * gpuvirt_gpu_register() - hand a GPU to the core
  * @gpu: filled-in GPU; the backend keeps owning its memory
@@ -107,6 +113,7 @@ int gpuvirt_gpu_register(struct gpuvirt_gpu *gpu)
 
 	mutex_lock(&gpuvirt_registry.lock);
 	xa_store(&gpuvirt_registry.gpus, gpu->id, gpu, GFP_KERNEL);
+	gpuvirt_registry_changed();
 	gpu->registered = true;
 	gpuvirt_gpu_notify(gpu, GPUVIRT_CMD_GPU_ADD_NTF);
 	dev_info(gpu->dev, "gpuvirt: registered GPU %u (%s, %s)\n",
@@ -131,6 +138,7 @@ void gpuvirt_gpu_unregister(struct gpuvirt_gpu *gpu)
 	}
 	gpuvirt_gpu_notify(gpu, GPUVIRT_CMD_GPU_DEL_NTF);
 	xa_erase(&gpuvirt_registry.gpus, gpu->id);
+	gpuvirt_registry_changed();
 	gpu->registered = false;
 	mutex_unlock(&gpuvirt_registry.lock);
 

@@ -71,7 +71,10 @@ static ssize_t sched_policy_store(struct device *dev,
 	if (policy < 0)
 		return policy;
 	err = gpuvirt_sched_set_policy(mp, policy);
-	return err ?: count;
+	if (err)
+		return err;
+	gpuvirt_sched_notify(mp);
+	return count;
 }
 static DEVICE_ATTR_RW(sched_policy);
 
@@ -103,7 +106,10 @@ static ssize_t sched_slice_us_store(struct device *dev,
 	if (err)
 		return err;
 	err = gpuvirt_sched_set_slice(mp, (u64)us * NSEC_PER_USEC);
-	return err ?: count;
+	if (err)
+		return err;
+	gpuvirt_sched_notify(mp);
+	return count;
 }
 static DEVICE_ATTR_RW(sched_slice_us);
 
@@ -174,6 +180,14 @@ static struct gpuvirt_sp_slot gpuvirt_sysfs_slot(struct gpuvirt_vgpu *vgpu)
 	return slot;
 }
 
+/* After a store: tell the monitor group of a change; pass @err through. */
+static int gpuvirt_sysfs_vgpu_changed(struct gpuvirt_vgpu *vgpu, int err)
+{
+	if (!err)
+		gpuvirt_vgpu_notify(vgpu, GPUVIRT_CMD_VGPU_CHANGE_NTF);
+	return err;
+}
+
 static ssize_t weight_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)
 {
@@ -190,7 +204,7 @@ static ssize_t weight_store(struct device *dev, struct device_attribute *attr,
 	int err;
 
 	err = kstrtou32(buf, 0, &val) ?: gpuvirt_sched_set_weight(vgpu, val);
-	return err ?: count;
+	return gpuvirt_sysfs_vgpu_changed(vgpu, err) ?: count;
 }
 static DEVICE_ATTR_RW(weight);
 
@@ -214,7 +228,7 @@ static ssize_t min_pct_store(struct device *dev, struct device_attribute *attr,
 		return err;
 	/* the scheduler's lock orders this against a concurrent cap_pct */
 	err = gpuvirt_sched_set_limits(vgpu, val, U32_MAX);
-	return err ?: count;
+	return gpuvirt_sysfs_vgpu_changed(vgpu, err) ?: count;
 }
 static DEVICE_ATTR_RW(min_pct);
 
@@ -237,7 +251,7 @@ static ssize_t cap_pct_store(struct device *dev, struct device_attribute *attr,
 	if (err)
 		return err;
 	err = gpuvirt_sched_set_limits(vgpu, U32_MAX, val);
-	return err ?: count;
+	return gpuvirt_sysfs_vgpu_changed(vgpu, err) ?: count;
 }
 static DEVICE_ATTR_RW(cap_pct);
 
