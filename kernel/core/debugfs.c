@@ -76,7 +76,7 @@ static int gpuvirt_debugfs_vgpu_sched_show(struct seq_file *m, void *v)
 	seq_printf(m, "runnable: %d\n", slot->runnable);
 	seq_printf(m, "weight: %u\n", slot->weight);
 	seq_printf(m, "min_ppm: %u\n", gpuvirt_sp_min_ppm(&s->sp, vgpu->slot));
-	seq_printf(m, "cap_ppm: %u\n", gpuvirt_sp_cap_ppm(&s->sp, vgpu->slot));
+	seq_printf(m, "max_ppm: %u\n", gpuvirt_sp_max_ppm(&s->sp, vgpu->slot));
 	seq_printf(m, "run_ns: %llu\n", st->run_ns);
 	seq_printf(m, "slices: %llu\n", st->slices);
 	seq_printf(m, "preemptions: %llu\n", st->preemptions);

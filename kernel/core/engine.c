@@ -528,7 +528,7 @@ int gpuvirt_sched_vgpu_set_locked(struct gpuvirt_vgpu *vgpu, u32 weight,
 	if (min_pct == U32_MAX)
 		min_pct = slot->min_pct;
 	if (max_pct == U32_MAX)
-		max_pct = slot->cap_pct;
+		max_pct = slot->max_pct;
 	err = gpuvirt_sp_set_limits(&s->sp, vgpu->slot, min_pct, max_pct, now);
 	if (err)
 		return err;
@@ -579,17 +579,17 @@ int gpuvirt_sched_set_weight(struct gpuvirt_vgpu *vgpu, u32 weight)
 
 /* U32_MAX for either limit keeps its current value. */
 int gpuvirt_sched_set_limits(struct gpuvirt_vgpu *vgpu, u32 min_pct,
-			     u32 cap_pct)
+			     u32 max_pct)
 {
 	struct gpuvirt_sched *s = &vgpu->mp->sched;
 
 	spin_lock(&s->lock);
 	if (min_pct == U32_MAX)
 		min_pct = s->sp.slot[vgpu->slot].min_pct;
-	if (cap_pct == U32_MAX)
-		cap_pct = s->sp.slot[vgpu->slot].cap_pct;
+	if (max_pct == U32_MAX)
+		max_pct = s->sp.slot[vgpu->slot].max_pct;
 	return gpuvirt_sched_config(s, gpuvirt_sp_set_limits(&s->sp, vgpu->slot,
-							     min_pct, cap_pct,
+							     min_pct, max_pct,
 							     ktime_get_ns()));
 }
 

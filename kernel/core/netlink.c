@@ -32,9 +32,15 @@ static struct genl_family gpuvirt_nl_family __ro_after_init = {
 	.module		= THIS_MODULE,
 	.ops		= gpuvirt_nl_ops,
 	.n_ops		= ARRAY_SIZE(gpuvirt_nl_ops),
-	.mcgrps		= gpuvirt_nl_mcgrps,
 	.n_mcgrps	= ARRAY_SIZE(gpuvirt_nl_mcgrps),
 };
+
+/*
+ * The generator leaves the groups' flags out; the monitor group carries
+ * vGPU counters, tenant data, so listening to it takes CAP_NET_ADMIN.
+ */
+static struct genl_multicast_group
+gpuvirt_nl_mcgrps_admin[ARRAY_SIZE(gpuvirt_nl_mcgrps)] __ro_after_init;
 
 static int gpuvirt_nl_gpu_fill(struct sk_buff *skb, struct gpuvirt_gpu *gpu,
 			       u32 portid, u32 seq, int flags, u8 cmd)
@@ -398,7 +404,7 @@ static int gpuvirt_nl_vgpu_fill(struct sk_buff *skb, struct gpuvirt_vgpu *vgpu,
 	    nla_put_string(skb, GPUVIRT_A_VGPU_TYPE, vgpu->type->profile->name) ||
 	    nla_put_u32(skb, GPUVIRT_A_VGPU_WEIGHT, slot->weight) ||
 	    nla_put_u32(skb, GPUVIRT_A_VGPU_MIN_PCT, slot->min_pct) ||
-	    nla_put_u32(skb, GPUVIRT_A_VGPU_MAX_PCT, slot->cap_pct) ||
+	    nla_put_u32(skb, GPUVIRT_A_VGPU_MAX_PCT, slot->max_pct) ||
 	    nla_put_u64_64bit(skb, GPUVIRT_A_VGPU_VRAM_OFFSET, vgpu->vram_offset,
 			      GPUVIRT_A_VGPU_PAD) ||
 	    nla_put_u64_64bit(skb, GPUVIRT_A_VGPU_VRAM_SIZE, vgpu->vram_size,
@@ -745,6 +751,13 @@ void gpuvirt_sched_notify(struct gpuvirt_mdev_parent *mp)
 
 int gpuvirt_nl_init(void)
 {
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(gpuvirt_nl_mcgrps); i++) {
+		gpuvirt_nl_mcgrps_admin[i] = gpuvirt_nl_mcgrps[i];
+		gpuvirt_nl_mcgrps_admin[i].flags |= GPUVIRT_GENL_MCAST_ADMIN;
+	}
+	gpuvirt_nl_family.mcgrps = gpuvirt_nl_mcgrps_admin;
 	return genl_register_family(&gpuvirt_nl_family);
 }
 

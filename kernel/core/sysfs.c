@@ -9,7 +9,7 @@
  *   /sys/bus/mdev/devices/<uuid>/gpuvirt/	per vGPU
  *	weight		1..10000
  *	min_pct		guaranteed minimum, 0..100
- *	cap_pct		cap, 1..100
+ *	max_pct		the most it may use, 1..100
  *
  * Every change applies to running vGPUs at the scheduler's next decision.
  * A refused write changes nothing and fails with the errno the scheduler
@@ -226,21 +226,21 @@ static ssize_t min_pct_store(struct device *dev, struct device_attribute *attr,
 	err = kstrtou32(buf, 0, &val);
 	if (err)
 		return err;
-	/* the scheduler's lock orders this against a concurrent cap_pct */
+	/* the scheduler's lock orders this against a concurrent max_pct */
 	err = gpuvirt_sched_set_limits(vgpu, val, U32_MAX);
 	return gpuvirt_sysfs_vgpu_changed(vgpu, err) ?: count;
 }
 static DEVICE_ATTR_RW(min_pct);
 
-static ssize_t cap_pct_show(struct device *dev, struct device_attribute *attr,
+static ssize_t max_pct_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
 	struct gpuvirt_vgpu *vgpu = dev_get_drvdata(dev);
 
-	return sysfs_emit(buf, "%u\n", gpuvirt_sysfs_slot(vgpu).cap_pct);
+	return sysfs_emit(buf, "%u\n", gpuvirt_sysfs_slot(vgpu).max_pct);
 }
 
-static ssize_t cap_pct_store(struct device *dev, struct device_attribute *attr,
+static ssize_t max_pct_store(struct device *dev, struct device_attribute *attr,
 			     const char *buf, size_t count)
 {
 	struct gpuvirt_vgpu *vgpu = dev_get_drvdata(dev);
@@ -253,12 +253,12 @@ static ssize_t cap_pct_store(struct device *dev, struct device_attribute *attr,
 	err = gpuvirt_sched_set_limits(vgpu, U32_MAX, val);
 	return gpuvirt_sysfs_vgpu_changed(vgpu, err) ?: count;
 }
-static DEVICE_ATTR_RW(cap_pct);
+static DEVICE_ATTR_RW(max_pct);
 
 static struct attribute *gpuvirt_vgpu_attrs[] = {
 	&dev_attr_weight.attr,
 	&dev_attr_min_pct.attr,
-	&dev_attr_cap_pct.attr,
+	&dev_attr_max_pct.attr,
 	NULL
 };
 

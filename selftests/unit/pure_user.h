@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Userspace stand-ins for the kernel definitions that kernel/pure.h gives
- * the pure-logic files, so that the unit tests can build those files.
+ * the pure-logic files, so that the unit tests can build those files. Only
+ * what those files use, with the kernel's names and meanings.
  */
 #ifndef GPUVIRT_PURE_USER_H
 #define GPUVIRT_PURE_USER_H
@@ -26,5 +27,17 @@ typedef int64_t s64;
 #define U64_MAX ((u64)~0ULL)
 #define SZ_1M 0x00100000
 #define SZ_1G 0x40000000
+
+/* linux/math64.h: the kernel needs helpers for 64-bit division */
+static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)
+{
+	*remainder = dividend % divisor;
+	return dividend / divisor;
+}
+
+static inline u64 div_u64(u64 dividend, u32 divisor)
+{
+	return dividend / divisor;
+}
 
 #endif /* GPUVIRT_PURE_USER_H */
