@@ -92,4 +92,52 @@
 #define gpuvirt_eventfd_signal(ctx)	eventfd_signal(ctx, 1)
 #endif
 
+/*
+ * 2026-12: vma->vm_flags is written through vm_flags_set() since v6.3,
+ * where the field became read-only; v6.1 writes it directly (under the
+ * mmap lock, as in an mmap handler). Probe: vm_flags_set.
+ */
+#ifdef GPUVIRT_HAVE_VM_FLAGS_SET
+#define gpuvirt_vm_flags_set(vma, flags)	vm_flags_set(vma, flags)
+#else
+#define gpuvirt_vm_flags_set(vma, flags)	((vma)->vm_flags |= (flags))
+#endif
+
+/*
+ * 2026-12: a dump's parsed request attributes moved into the genl_info
+ * embedded in struct genl_dumpit_info in v6.2; v6.1 has them as its attrs.
+ * Probe: genl_dumpit_info_info.
+ */
+#ifdef GPUVIRT_HAVE_GENL_DUMPIT_INFO_INFO
+#define gpuvirt_genl_dump_attrs(cb)	(genl_dumpit_info(cb)->info.attrs)
+#else
+#define gpuvirt_genl_dump_attrs(cb)	(genl_dumpit_info(cb)->attrs)
+#endif
+
+/*
+ * 2026-12: the YNL generator emits NLA_POLICY_FULL_RANGE() with a pointer
+ * to a const range; v6.1's struct nla_policy has a non-const pointer
+ * there, though the kernel only ever reads through it. Give v6.1 a
+ * version that drops the qualifier. Probe: nla_const_range.
+ */
+#if !defined(GPUVIRT_HAVE_NLA_CONST_RANGE) && defined(NLA_POLICY_FULL_RANGE)
+#undef NLA_POLICY_FULL_RANGE
+#define NLA_POLICY_FULL_RANGE(tp, _range) {				\
+	.type = NLA_ENSURE_UINT_TYPE(tp),				\
+	.validation_type = NLA_VALIDATE_RANGE_PTR,			\
+	.range = (struct netlink_range_validation *)(_range),		\
+}
+#endif
+
+/*
+ * 2026-12: joining a multicast group can require CAP_NET_ADMIN since v6.6
+ * (GENL_MCAST_CAP_NET_ADMIN); Debian's 6.1 has it from stable. Without it
+ * anyone may listen. Probe: genl_mcast_cap.
+ */
+#ifdef GPUVIRT_HAVE_GENL_MCAST_CAP
+#define GPUVIRT_GENL_MCAST_ADMIN	GENL_MCAST_CAP_NET_ADMIN
+#else
+#define GPUVIRT_GENL_MCAST_ADMIN	0
+#endif
+
 #endif /* GPUVIRT_COMPAT_H */
