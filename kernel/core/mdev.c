@@ -49,6 +49,7 @@ static int gpuvirt_mdev_probe(struct mdev_device *mdev)
 	if (err)
 		goto err_put_vdev;
 	dev_set_drvdata(&mdev->dev, vgpu);
+	gpuvirt_vgpu_notify(vgpu, GPUVIRT_CMD_VGPU_ADD_NTF);
 	return 0;
 
 err_put_vdev:
@@ -60,6 +61,7 @@ static void gpuvirt_mdev_remove(struct mdev_device *mdev)
 {
 	struct gpuvirt_vgpu *vgpu = dev_get_drvdata(&mdev->dev);
 
+	gpuvirt_vgpu_notify(vgpu, GPUVIRT_CMD_VGPU_DEL_NTF);
 	vfio_unregister_group_dev(&vgpu->vdev);
 	vfio_put_device(&vgpu->vdev);
 }
@@ -70,6 +72,7 @@ static struct mdev_driver gpuvirt_mdev_driver = {
 		.name		= "gpuvirt_vgpu",
 		.owner		= THIS_MODULE,
 		.mod_name	= KBUILD_MODNAME,
+		.dev_groups	= gpuvirt_vgpu_groups,
 	},
 	.probe			= gpuvirt_mdev_probe,
 	.remove			= gpuvirt_mdev_remove,
@@ -116,15 +119,25 @@ int gpuvirt_mdev_gpu_add(struct gpuvirt_gpu *gpu)
 	err = gpuvirt_sched_start(mp);
 	if (err)
 		goto err_free_mp;
+	gpuvirt_debugfs_mdev_add(mp);
+
+	/* the sysfs files find mp through gpu->mdev */
+	gpu->mdev = mp;
+	err = gpuvirt_sysfs_gpu_add(mp);
+	if (err)
+		goto err_unpublish;
 
 	err = mdev_register_parent(&mp->parent, gpu->dev, &gpuvirt_mdev_driver,
 				   mp->type_ptrs, mp->nr_types);
 	if (err)
-		goto err_sched_stop;
-	gpu->mdev = mp;
+		goto err_sysfs_del;
 	return 0;
 
-err_sched_stop:
+err_sysfs_del:
+	gpuvirt_sysfs_gpu_del(mp);
+err_unpublish:
+	gpu->mdev = NULL;
+	gpuvirt_debugfs_mdev_del(mp);
 	gpuvirt_sched_stop(mp);
 err_free_mp:
 	mutex_destroy(&mp->lock);
@@ -145,11 +158,52 @@ void gpuvirt_mdev_gpu_del(struct gpuvirt_gpu *gpu)
 	if (!mp)
 		return;
 	mdev_unregister_parent(&mp->parent);
+	gpuvirt_sysfs_gpu_del(mp);
+	gpuvirt_debugfs_mdev_del(mp);
 	gpuvirt_sched_stop(mp);
 	WARN_ON(mp->fb.count);
 	gpu->mdev = NULL;
 	mutex_destroy(&mp->lock);
 	kfree(mp);
+}
+
+/**
+ * gpuvirt_mdev_set_mixed() - switch a GPU between homogeneous and mixed-size
+ * @mp: the GPU's mdev state
+ * @mixed: true for mixed-size mode, false for homogeneous mode
+ *
+ * The mode decides where new vGPUs go and which types are open
+ * (fbacct.h). It can change only while the GPU has no vGPU: a vGPU counts
+ * from its creation until its VFIO device is released, so one being
+ * removed still counts until its user has let go. Asking for the mode the
+ * GPU is already in succeeds whether or not vGPUs exist.
+ *
+ * Return: 0, or -EBUSY if the mode would change while the GPU has a vGPU.
+ */
+int gpuvirt_mdev_set_mixed(struct gpuvirt_mdev_parent *mp, bool mixed)
+{
+	int err;
+
+	mutex_lock(&mp->lock);
+	err = gpuvirt_fb_set_mixed(&mp->fb, mixed);
+	mutex_unlock(&mp->lock);
+	return err;
+}
+
+/**
+ * gpuvirt_mdev_mixed() - the GPU's placement mode
+ * @mp: the GPU's mdev state
+ *
+ * Return: true in mixed-size mode, false in homogeneous mode.
+ */
+bool gpuvirt_mdev_mixed(struct gpuvirt_mdev_parent *mp)
+{
+	bool mixed;
+
+	mutex_lock(&mp->lock);
+	mixed = mp->fb.mixed;
+	mutex_unlock(&mp->lock);
+	return mixed;
 }
 
 int gpuvirt_mdev_init(void)

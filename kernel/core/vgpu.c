@@ -5,11 +5,15 @@
  *
  * Emulated: PCI config space with an MSI capability and INTx, BAR0
  * registers, BAR2 as the vGPU's VRAM slice (read, write and mmap, backed on
- * demand by the backend), INTx and MSI through eventfds, and reset, which
- * zeroes the slice; the command ring is run by engine.c. Not yet: revoking
- * BAR2 mappings when PCI_COMMAND_MEMORY is cleared.
+ * demand by the backend), INTx and MSI through eventfds, the VFIO device
+ * request interrupt, and reset, which zeroes the slice; the command ring is
+ * run by engine.c. The command register's Memory Space bit gates BAR0 and
+ * BAR2 (accesses fail with -EIO and BAR2 mappings are zapped and fault with
+ * SIGBUS while it is clear), and its Bus Master bit gates MSI.
  */
+#include <linux/debugfs.h>
 #include <linux/highmem.h>
+#include <linux/idr.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/pci_regs.h>
@@ -25,6 +29,40 @@
 #define GPUVIRT_VGPU_REGION(idx)	((u64)(idx) << GPUVIRT_VGPU_OFFSET_SHIFT)
 
 #define GPUVIRT_VGPU_MSI_CAP		0x40
+
+/*
+ * BAR2 mappings: page offsets.
+ *
+ * Clearing Memory Space must revoke every mapping of the slice, which takes
+ * unmap_mapping_pages() on the address_space the VMAs are in, over their
+ * page offsets. That address_space is vm_file->f_mapping of the VFIO device
+ * file, and it is not the vGPU's own on every kernel: on 6.1 the file is
+ * an anon_inode_getfile() file whose f_mapping is the one anon inode that
+ * all such files share (perf events, KVM vCPUs, every VFIO device, ...);
+ * 6.12 gives each VFIO device an inode of its own. So the mmap handler
+ * moves every BAR2 VMA to page offsets that belong to this vGPU alone,
+ * bar2_pgoff + page of BAR2, as vfio-pci did on 6.1 (it set vm_pgoff to the
+ * BAR's PFN), and the zap covers exactly that range.
+ *
+ * The ranges start at GPUVIRT_VGPU_PGOFF_BASE pages (byte offset 2^62) and
+ * are 2^GPUVIRT_VGPU_PGOFF_SHIFT pages (16 TiB) each, one per vGPU, indexed
+ * by an IDA: they never overlap each other, and every one ends below 2^51
+ * pages, so byte offsets still fit a loff_t. Other users of the shared
+ * inode use small offsets (perf: 0 and its AUX area, KVM: a few pages) or
+ * PFNs (vfio-pci on 6.1: below 2^40). Only a process that maps, say, a perf
+ * AUX area at an offset above 4 EiB on purpose lands in our range, and then
+ * a zap of ours merely makes its fault-driven pages fault in again:
+ * even_cows is false, so private COW copies are never dropped. A vGPU's
+ * index is freed only in release, when no mapping of it is left.
+ *
+ * The alternative, zapping through vfio_device::inode, exists only on the
+ * newer kernel; this way one mechanism serves both.
+ */
+#define GPUVIRT_VGPU_PGOFF_BASE		BIT(50)
+#define GPUVIRT_VGPU_PGOFF_SHIFT	32
+#define GPUVIRT_VGPU_PGOFF_SLOTS	(1U << (50 - GPUVIRT_VGPU_PGOFF_SHIFT))
+
+static DEFINE_IDA(gpuvirt_vgpu_bar2_ida);
 
 static struct gpuvirt_vgpu *to_vgpu(struct vfio_device *vdev)
 {
@@ -66,6 +104,14 @@ static void gpuvirt_vgpu_cfg_init(struct gpuvirt_vgpu *vgpu)
 
 	cfg_set(c, PCI_VENDOR_ID, GPUVIRT_VGPU_PCI_VENDOR_ID, 2);
 	cfg_set(c, PCI_DEVICE_ID, GPUVIRT_VGPU_PCI_DEVICE_ID, 2);
+	/*
+	 * Memory Space and Bus Master come out of reset enabled, as on a
+	 * device its host driver has enabled (vfio-pci's virtual command
+	 * register starts from that state too): a VFIO client that never
+	 * touches config space finds working BARs and MSI. A guest programs
+	 * the register anyway, and QEMU clears these bits before it resets.
+	 */
+	cfg_set(c, PCI_COMMAND, PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER, 2);
 	cfg_set(w, PCI_COMMAND, PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER |
 		PCI_COMMAND_PARITY | PCI_COMMAND_SERR |
 		PCI_COMMAND_INTX_DISABLE, 2);
@@ -102,7 +148,22 @@ static void gpuvirt_vgpu_cfg_init(struct gpuvirt_vgpu *vgpu)
 	cfg_set(w, m + PCI_MSI_DATA_64, 0xffff, 2);
 }
 
-/* Interrupts: deliver the vGPU's interrupt on MSI if enabled, else INTx. */
+/*
+ * Memory Space enable. The command register changes only under both
+ * memory_lock (write) and lock, so either lock makes this stable.
+ */
+static bool gpuvirt_vgpu_mem_enabled(struct gpuvirt_vgpu *vgpu)
+{
+	return cfg_get(vgpu->cfg, PCI_COMMAND, 2) & PCI_COMMAND_MEMORY;
+}
+
+/*
+ * Interrupts: deliver the vGPU's interrupt on MSI if enabled, else INTx.
+ * An MSI is a memory write by the device, which it may not issue while
+ * Bus Master is clear: the cause stays pending in IRQ_STATUS and nothing
+ * is signalled, now or when Bus Master is set again. INTx is a wire, not
+ * a write, and ignores Bus Master.
+ */
 void gpuvirt_vgpu_irq_raise(struct gpuvirt_vgpu *vgpu)
 {
 	unsigned int m = GPUVIRT_VGPU_MSI_CAP;
@@ -114,6 +175,10 @@ void gpuvirt_vgpu_irq_raise(struct gpuvirt_vgpu *vgpu)
 	msi = cfg_get(vgpu->cfg, m + PCI_MSI_FLAGS, 2);
 	cmd = cfg_get(vgpu->cfg, PCI_COMMAND, 2);
 	if (msi & PCI_MSI_FLAGS_ENABLE) {
+		if (!(cmd & PCI_COMMAND_MASTER)) {
+			vgpu->msi_suppressed++;
+			return;
+		}
 		if (vgpu->msi_trigger)
 			gpuvirt_eventfd_signal(vgpu->msi_trigger);
 		return;
@@ -245,6 +310,7 @@ static void gpuvirt_vgpu_reg_write(struct gpuvirt_vgpu *vgpu, unsigned int reg,
 			r->error = GPUVIRT_VGPU_ERR_NONE;
 			r->error_head = 0;
 			r->head = r->tail;
+			gpuvirt_ring_clear(r);
 		}
 		break;
 	case GPUVIRT_VGPU_REG_SCRATCH:
@@ -293,9 +359,32 @@ static int gpuvirt_vgpu_access(struct gpuvirt_vgpu *vgpu, unsigned int index,
 }
 
 /*
+ * BAR2 mappings: zap every page of the slice mapped by any process; the
+ * next access faults (gpuvirt_vgpu_vm_fault()). Called with memory_lock
+ * held for write, so no fault can map a page again until it is dropped.
+ */
+static void gpuvirt_vgpu_bar2_zap(struct gpuvirt_vgpu *vgpu)
+{
+	lockdep_assert_held_write(&vgpu->memory_lock);
+	if (vgpu->bar2_mapping)
+		unmap_mapping_pages(vgpu->bar2_mapping, vgpu->bar2_pgoff,
+				    DIV_ROUND_UP(vgpu->vram_size, PAGE_SIZE),
+				    false);
+}
+
+/* Does config access [off, off + len) touch the command register? */
+static bool gpuvirt_vgpu_cfg_cmd(unsigned int off, unsigned int len)
+{
+	return off < PCI_COMMAND + 2 && off + len > PCI_COMMAND;
+}
+
+/*
  * Config space and BAR0 take accesses of any length, split into naturally
  * aligned pieces of at most 4 bytes, the way a VMM reads config space in
- * one go.
+ * one go. BAR0 does not respond while Memory Space is off: -EIO. A config
+ * write to the command register takes memory_lock for write, and when it
+ * turns Memory Space off it zaps the BAR2 mappings before any BAR2 access
+ * can run again.
  */
 static ssize_t gpuvirt_vgpu_rw_small(struct gpuvirt_vgpu *vgpu, u64 pos,
 				     char __user *ubuf, size_t count,
@@ -314,6 +403,7 @@ static ssize_t gpuvirt_vgpu_rw_small(struct gpuvirt_vgpu *vgpu, u64 pos,
 
 	while (done < count) {
 		unsigned int o = off + done, len;
+		bool cmd, revoke = false, bar_off = false;
 
 		if (!(o & 3) && count - done >= 4)
 			len = 4;
@@ -327,9 +417,27 @@ static ssize_t gpuvirt_vgpu_rw_small(struct gpuvirt_vgpu *vgpu, u64 pos,
 			return done ? done : -EFAULT;
 		val = le32_to_cpu(raw);
 
+		cmd = write && index == VFIO_PCI_CONFIG_REGION_INDEX &&
+		      gpuvirt_vgpu_cfg_cmd(o, len);
+		if (cmd)
+			down_write(&vgpu->memory_lock);
 		mutex_lock(&vgpu->lock);
-		gpuvirt_vgpu_access(vgpu, index, o, &val, len, write);
+		if (index == VFIO_PCI_BAR0_REGION_INDEX &&
+		    !gpuvirt_vgpu_mem_enabled(vgpu)) {
+			bar_off = true;
+		} else {
+			revoke = gpuvirt_vgpu_mem_enabled(vgpu);
+			gpuvirt_vgpu_access(vgpu, index, o, &val, len, write);
+			revoke &= !gpuvirt_vgpu_mem_enabled(vgpu);
+		}
 		mutex_unlock(&vgpu->lock);
+		if (cmd) {
+			if (revoke)
+				gpuvirt_vgpu_bar2_zap(vgpu);
+			up_write(&vgpu->memory_lock);
+		}
+		if (bar_off)
+			return done ? done : -EIO;
 
 		raw = cpu_to_le32(val);
 		if (!write && copy_to_user(ubuf + done, &raw, len))
@@ -340,55 +448,89 @@ static ssize_t gpuvirt_vgpu_rw_small(struct gpuvirt_vgpu *vgpu, u64 pos,
 }
 
 /*
- * BAR2: the VRAM slice, page by page through the backend. Past the slice,
- * up to the power-of-two BAR size, reads return zero and writes are
- * dropped.
+ * One piece of BAR2, within one page, between the slice and @buf. Past the
+ * slice, up to the power-of-two BAR size, reads return zero and writes are
+ * dropped. -EIO while Memory Space is off.
+ */
+static int gpuvirt_vgpu_vram_xfer(struct gpuvirt_vgpu *vgpu, u64 off,
+				  void *buf, size_t n, bool write)
+{
+	struct page *page = NULL;
+	int err = 0;
+	void *p;
+
+	down_read(&vgpu->memory_lock);
+	if (!gpuvirt_vgpu_mem_enabled(vgpu)) {
+		err = -EIO;
+		goto out;
+	}
+	if (off < vgpu->vram_size) {
+		page = vgpu_ops(vgpu)->vram_page(vgpu->mp->gpu,
+						 vgpu->vram_offset + off, write);
+		if (IS_ERR(page)) {
+			err = PTR_ERR(page);
+			goto out;
+		}
+	}
+	if (!page) {
+		if (!write)
+			memset(buf, 0, n);	/* never written, or past the slice */
+		goto out;
+	}
+	p = kmap_local_page(page);
+	if (write)
+		memcpy(p + offset_in_page(off), buf, n);
+	else
+		memcpy(buf, p + offset_in_page(off), n);
+	kunmap_local(p);
+	put_page(page);
+out:
+	up_read(&vgpu->memory_lock);
+	return err;
+}
+
+/*
+ * BAR2: the VRAM slice, page by page through the backend. The data goes
+ * through a bounce page so that no user copy runs under memory_lock: the
+ * user buffer may itself be a mapping of this BAR2, whose fault takes
+ * memory_lock too.
  */
 static ssize_t gpuvirt_vgpu_rw_vram(struct gpuvirt_vgpu *vgpu, u64 off,
 				    char __user *ubuf, size_t count, bool write)
 {
-	const struct gpuvirt_backend_ops *ops = vgpu_ops(vgpu);
 	size_t done = 0;
+	void *bounce;
+	int err = 0;
 
 	if (off >= vgpu->bar2_size)
 		return -EINVAL;
 	count = min_t(u64, count, vgpu->bar2_size - off);
+	bounce = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!bounce)
+		return -ENOMEM;
 
 	while (done < count) {
 		u64 o = off + done;
 		size_t n = min_t(u64, count - done, PAGE_SIZE - offset_in_page(o));
-		struct page *page = NULL;
-		void *p;
-		int err = 0;
 
-		if (o < vgpu->vram_size) {
+		if (o < vgpu->vram_size)
 			n = min_t(u64, n, vgpu->vram_size - o);
-			page = ops->vram_page(vgpu->mp->gpu, vgpu->vram_offset + o,
-					      write);
-			if (IS_ERR(page))
-				return done ? done : PTR_ERR(page);
+		if (write && copy_from_user(bounce, ubuf + done, n)) {
+			err = -EFAULT;
+			break;
 		}
-
-		if (!page) {
-			if (!write && clear_user(ubuf + done, n))
-				err = -EFAULT;
-		} else {
-			p = kmap_local_page(page);
-			if (write)
-				err = copy_from_user(p + offset_in_page(o),
-						     ubuf + done, n) ? -EFAULT : 0;
-			else
-				err = copy_to_user(ubuf + done,
-						   p + offset_in_page(o), n) ? -EFAULT : 0;
-			kunmap_local(p);
-			put_page(page);
-		}
+		err = gpuvirt_vgpu_vram_xfer(vgpu, o, bounce, n, write);
 		if (err)
-			return done ? done : err;
+			break;
+		if (!write && copy_to_user(ubuf + done, bounce, n)) {
+			err = -EFAULT;
+			break;
+		}
 		done += n;
 		cond_resched();
 	}
-	return done;
+	kfree(bounce);
+	return done ? done : err;
 }
 
 static ssize_t gpuvirt_vgpu_rw(struct vfio_device *vdev, char __user *ubuf,
@@ -428,35 +570,64 @@ static ssize_t gpuvirt_vgpu_write(struct vfio_device *vdev,
 	return gpuvirt_vgpu_rw(vdev, (char __user *)ubuf, count, ppos, true);
 }
 
-/* BAR2 mmap: pages are backed on first touch and held by the mapping. */
+/*
+ * BAR2 mmap: pages are backed on first touch and inserted by the fault
+ * handler itself, under memory_lock: a zap that runs after the handler has
+ * dropped the lock therefore sees the page it inserted, so no mapping
+ * survives Memory Space going off. While it is off every fault is SIGBUS.
+ */
 static vm_fault_t gpuvirt_vgpu_vm_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct gpuvirt_vgpu *vgpu = vma->vm_private_data;
-	u64 off = ((u64)vmf->pgoff << PAGE_SHIFT) & GPUVIRT_VGPU_OFFSET_MASK;
+	unsigned long pg = vmf->pgoff - vgpu->bar2_pgoff;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
 	struct page *page;
+	int err;
 
-	if (off >= vgpu->vram_size)
+	if (vmf->pgoff < vgpu->bar2_pgoff ||
+	    pg >= DIV_ROUND_UP(vgpu->vram_size, PAGE_SIZE))
 		return VM_FAULT_SIGBUS;
-	page = vgpu_ops(vgpu)->vram_page(vgpu->mp->gpu, vgpu->vram_offset + off,
+
+	down_read(&vgpu->memory_lock);
+	if (!gpuvirt_vgpu_mem_enabled(vgpu))
+		goto out;
+	page = vgpu_ops(vgpu)->vram_page(vgpu->mp->gpu,
+					 vgpu->vram_offset + ((u64)pg << PAGE_SHIFT),
 					 true);
 	/* Out of backing is the guest's SIGBUS, never the host's OOM. */
 	if (IS_ERR_OR_NULL(page))
-		return VM_FAULT_SIGBUS;
-	vmf->page = page;
-	return 0;
+		goto out;
+	err = vm_insert_page(vma, vmf->address & PAGE_MASK, page);
+	put_page(page);		/* the mapping holds its own reference */
+	if (!err || err == -EBUSY)	/* -EBUSY: a racing fault mapped it */
+		ret = VM_FAULT_NOPAGE;
+	else if (err == -ENOMEM)
+		ret = VM_FAULT_OOM;	/* a page table, not backing */
+out:
+	up_read(&vgpu->memory_lock);
+	return ret;
 }
 
 static const struct vm_operations_struct gpuvirt_vgpu_vm_ops = {
 	.fault = gpuvirt_vgpu_vm_fault,
 };
 
+/*
+ * Map part of the slice. The VMA moves to the vGPU's own page offsets
+ * (see "BAR2 mappings" at the top), and the address_space it is in is
+ * remembered for the zap. All files of one VFIO device share one
+ * address_space on both kernels; should that ever differ, the mapping is
+ * refused rather than left unrevocable.
+ */
 static int gpuvirt_vgpu_mmap(struct vfio_device *vdev,
 			     struct vm_area_struct *vma)
 {
 	struct gpuvirt_vgpu *vgpu = to_vgpu(vdev);
+	struct address_space *mapping = vma->vm_file->f_mapping;
 	u64 start = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	u64 len = vma->vm_end - vma->vm_start;
+	int err = 0;
 
 	if (GPUVIRT_VGPU_INDEX(start) != VFIO_PCI_BAR2_REGION_INDEX)
 		return -EINVAL;
@@ -466,20 +637,51 @@ static int gpuvirt_vgpu_mmap(struct vfio_device *vdev,
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
 
+	down_write(&vgpu->memory_lock);
+	if (!vgpu->bar2_mapping)
+		vgpu->bar2_mapping = mapping;
+	else if (vgpu->bar2_mapping != mapping)
+		err = -EINVAL;
+	up_write(&vgpu->memory_lock);
+	if (err)
+		return err;
+
+	vma->vm_pgoff = vgpu->bar2_pgoff + (start >> PAGE_SHIFT);
+	/* pages go in with vm_insert_page(); never grown by mremap() */
+	gpuvirt_vm_flags_set(vma, VM_MIXEDMAP | VM_DONTEXPAND);
 	vma->vm_ops = &gpuvirt_vgpu_vm_ops;
 	vma->vm_private_data = vgpu;
 	return 0;
 }
 
+/* Called with memory_lock held for write: it rewrites the command register. */
 static void gpuvirt_vgpu_reset(struct gpuvirt_vgpu *vgpu)
 {
+	lockdep_assert_held_write(&vgpu->memory_lock);
 	lockdep_assert_held(&vgpu->lock);
 	gpuvirt_vgpu_cfg_init(vgpu);
 	vgpu->scratch = 0;
 	vgpu->irq_status = 0;
 	memset(&vgpu->ring, 0, sizeof(vgpu->ring));
+	gpuvirt_sched_kick(vgpu);	/* nothing to run any more */
 	vgpu_ops(vgpu)->vram_zero(vgpu->mp->gpu, vgpu->vram_offset,
 				  vgpu->vram_size);
+}
+
+/*
+ * Reset as one step for every BAR2 access: the mappings are zapped and
+ * memory_lock held, so a store through a mapping lands either before the
+ * slice is zeroed, and is zeroed, or after the reset. The slice is zeroed
+ * in place, so the mappings fault the same pages in again.
+ */
+static void gpuvirt_vgpu_reset_locked(struct gpuvirt_vgpu *vgpu)
+{
+	down_write(&vgpu->memory_lock);
+	gpuvirt_vgpu_bar2_zap(vgpu);
+	mutex_lock(&vgpu->lock);
+	gpuvirt_vgpu_reset(vgpu);
+	mutex_unlock(&vgpu->lock);
+	up_write(&vgpu->memory_lock);
 }
 
 /*
@@ -595,6 +797,10 @@ static int gpuvirt_vgpu_irq_info(unsigned long arg)
 		info.flags = VFIO_IRQ_INFO_EVENTFD | VFIO_IRQ_INFO_NORESIZE;
 		info.count = 1;
 		break;
+	case VFIO_PCI_REQ_IRQ_INDEX:
+		info.flags = VFIO_IRQ_INFO_EVENTFD;
+		info.count = 1;
+		break;
 	default:
 		break;
 	}
@@ -637,9 +843,19 @@ static int gpuvirt_vgpu_set_irqs(struct gpuvirt_vgpu *vgpu, unsigned long arg)
 	if (err)
 		return err;
 	/* the device has no vector of the other indexes */
-	if (hdr.index != VFIO_PCI_INTX_IRQ_INDEX &&
-	    hdr.index != VFIO_PCI_MSI_IRQ_INDEX)
+	switch (hdr.index) {
+	case VFIO_PCI_INTX_IRQ_INDEX:
+		slot = &vgpu->intx_trigger;
+		break;
+	case VFIO_PCI_MSI_IRQ_INDEX:
+		slot = &vgpu->msi_trigger;
+		break;
+	case VFIO_PCI_REQ_IRQ_INDEX:
+		slot = &vgpu->req_trigger;
+		break;
+	default:
 		return -EINVAL;
+	}
 	if (data_size > sizeof(data))
 		return -EINVAL;
 	if (data_size &&
@@ -652,8 +868,6 @@ static int gpuvirt_vgpu_set_irqs(struct gpuvirt_vgpu *vgpu, unsigned long arg)
 	/* only DATA_NONE may come without data: it disables a trigger */
 	if (!hdr.count && type != VFIO_IRQ_SET_DATA_NONE)
 		return -EINVAL;
-	slot = hdr.index == VFIO_PCI_INTX_IRQ_INDEX ? &vgpu->intx_trigger :
-						      &vgpu->msi_trigger;
 
 	mutex_lock(&vgpu->lock);
 	switch (action) {
@@ -714,9 +928,7 @@ static long gpuvirt_vgpu_ioctl(struct vfio_device *vdev, unsigned int cmd,
 	case VFIO_DEVICE_SET_IRQS:
 		return gpuvirt_vgpu_set_irqs(vgpu, arg);
 	case VFIO_DEVICE_RESET:
-		mutex_lock(&vgpu->lock);
-		gpuvirt_vgpu_reset(vgpu);
-		mutex_unlock(&vgpu->lock);
+		gpuvirt_vgpu_reset_locked(vgpu);
 		return 0;
 	}
 	return -ENOTTY;
@@ -727,9 +939,7 @@ static int gpuvirt_vgpu_open(struct vfio_device *vdev)
 	struct gpuvirt_vgpu *vgpu = to_vgpu(vdev);
 
 	gpuvirt_sched_attach(vgpu);
-	mutex_lock(&vgpu->lock);
-	gpuvirt_vgpu_reset(vgpu);
-	mutex_unlock(&vgpu->lock);
+	gpuvirt_vgpu_reset_locked(vgpu);
 	return 0;
 }
 
@@ -741,7 +951,32 @@ static void gpuvirt_vgpu_close(struct vfio_device *vdev)
 	mutex_lock(&vgpu->lock);
 	gpuvirt_vgpu_set_trigger(&vgpu->intx_trigger, -1);
 	gpuvirt_vgpu_set_trigger(&vgpu->msi_trigger, -1);
+	gpuvirt_vgpu_set_trigger(&vgpu->req_trigger, -1);
 	vgpu->intx_masked = false;
+	mutex_unlock(&vgpu->lock);
+}
+
+/*
+ * The VFIO core calls this while it waits in vfio_unregister_group_dev()
+ * for the user to let go of a vGPU being removed: once at once, then every
+ * 10 s (@count counts the calls). Relay it on the REQ eventfd, which QEMU
+ * answers by unplugging the device from the guest and closing it.
+ */
+static void gpuvirt_vgpu_request(struct vfio_device *vdev, unsigned int count)
+{
+	struct gpuvirt_vgpu *vgpu = to_vgpu(vdev);
+
+	mutex_lock(&vgpu->lock);
+	if (vgpu->req_trigger) {
+		if (!(count % 10))
+			dev_notice_ratelimited(vdev->dev,
+					       "asking the user to release the vGPU (#%u)\n",
+					       count);
+		gpuvirt_eventfd_signal(vgpu->req_trigger);
+	} else if (!count) {
+		dev_notice(vdev->dev,
+			   "no request eventfd: removal waits until the user releases the vGPU\n");
+	}
 	mutex_unlock(&vgpu->lock);
 }
 
@@ -754,24 +989,52 @@ static int gpuvirt_vgpu_init(struct vfio_device *vdev)
 						 struct gpuvirt_type, mtype);
 	struct gpuvirt_mdev_parent *mp = type->parent;
 	u64 offset;
-	int err;
+	int err, id;
+
+	/* BAR2 must fit the vGPU's range of mmap offsets */
+	if (roundup_pow_of_two(type->profile->fb_size) >> PAGE_SHIFT >
+	    1UL << GPUVIRT_VGPU_PGOFF_SHIFT)
+		return -E2BIG;
+	id = ida_alloc_max(&gpuvirt_vgpu_bar2_ida, GPUVIRT_VGPU_PGOFF_SLOTS - 1,
+			   GFP_KERNEL);
+	if (id < 0)
+		return id;
 
 	mutex_lock(&mp->lock);
 	err = gpuvirt_fb_place(&mp->fb, type->profile, &offset);
 	mutex_unlock(&mp->lock);
 	if (err)
-		return err;
+		goto err_ida;
 
 	vgpu->mp = mp;
 	vgpu->type = type;
 	vgpu->vram_offset = offset;
 	vgpu->vram_size = type->profile->fb_size;
 	vgpu->bar2_size = roundup_pow_of_two(vgpu->vram_size);
+	vgpu->bar2_id = id;
+	vgpu->bar2_pgoff = GPUVIRT_VGPU_PGOFF_BASE +
+			   ((unsigned long)id << GPUVIRT_VGPU_PGOFF_SHIFT);
+	init_rwsem(&vgpu->memory_lock);
 	mutex_init(&vgpu->lock);
-	INIT_LIST_HEAD(&vgpu->run_node);
 	vgpu->detached = true;	/* until opened */
 	gpuvirt_vgpu_cfg_init(vgpu);
+
+	err = gpuvirt_sched_add(vgpu);
+	if (err)
+		goto err_fb_release;
+	gpuvirt_debugfs_vgpu_add(vgpu);
+	debugfs_create_u64("msi_suppressed", 0400, vgpu->debugfs,
+			   &vgpu->msi_suppressed);
 	return 0;
+
+err_fb_release:
+	mutex_destroy(&vgpu->lock);
+	mutex_lock(&mp->lock);
+	gpuvirt_fb_release(&mp->fb, offset);
+	mutex_unlock(&mp->lock);
+err_ida:
+	ida_free(&gpuvirt_vgpu_bar2_ida, id);
+	return err;
 }
 
 /* The last reference is gone: nothing maps the slice any more. */
@@ -780,12 +1043,16 @@ static void gpuvirt_vgpu_release(struct vfio_device *vdev)
 	struct gpuvirt_vgpu *vgpu = to_vgpu(vdev);
 	struct gpuvirt_mdev_parent *mp = vgpu->mp;
 
+	gpuvirt_debugfs_vgpu_del(vgpu);
+	gpuvirt_sched_remove(vgpu);
 	vgpu_ops(vgpu)->vram_discard(mp->gpu, vgpu->vram_offset,
 				     vgpu->vram_size);
 	mutex_lock(&mp->lock);
 	WARN_ON(gpuvirt_fb_release(&mp->fb, vgpu->vram_offset));
 	mutex_unlock(&mp->lock);
 	mutex_destroy(&vgpu->lock);
+	/* the last mapping went with the last file: the range is free */
+	ida_free(&gpuvirt_vgpu_bar2_ida, vgpu->bar2_id);
 	gpuvirt_vfio_release_done(vdev);
 }
 
@@ -799,5 +1066,6 @@ const struct vfio_device_ops gpuvirt_vgpu_ops = {
 	.write		= gpuvirt_vgpu_write,
 	.mmap		= gpuvirt_vgpu_mmap,
 	.ioctl		= gpuvirt_vgpu_ioctl,
+	.request	= gpuvirt_vgpu_request,
 	GPUVIRT_VFIO_IOMMUFD_EMULATED_OPS
 };

@@ -8,33 +8,52 @@
 #include <linux/eventfd.h>
 #include <linux/mdev.h>
 #include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/vfio.h>
 
 #include "fbacct.h"
 #include "gpuvirt.h"
 #include "profiles.h"
+#include "sched_policy.h"
 
 struct gpuvirt_mdev_parent;
 struct gpuvirt_vgpu;
 
 /**
- * struct gpuvirt_sched - the engine of one GPU and who runs on it
- * @lock: protects @runq, the vGPUs' run_node and @current_vgpu
- * @runq: vGPUs with work, in turn order
- * @current_vgpu: the vGPU the engine is running, or NULL
- * @wq: the engine thread waits here for work
+ * struct gpuvirt_sched - the engines of one GPU and who owns them
+ * @lock: protects @sp, @vgpus, @current_vgpu, @last_vgpu, @kicked, the
+ *	telemetry below and every vGPU's struct gpuvirt_vgpu_stats. Taken
+ *	inside a vGPU's lock, never the other way round.
+ * @sp: the policy's state; a vGPU's policy slot is its context id
+ * @vgpus: the vGPU in each policy slot, or NULL
+ * @current_vgpu: the vGPU owning the engines now, or NULL
+ * @last_vgpu: the vGPU that owned them last, to count switches
+ * @kicked: something changed since the last pick: a vGPU became runnable
+ *	or the configuration changed; an idle engine picks again
+ * @wq: the engine thread waits here while idle
  * @idle_wq: gpuvirt_sched_detach() waits here for the engine to let go
  * @thread: the engine thread
- * @turns: turns run, for debugfs; engine thread only
+ * @mark_ns: engine clock at the end of the last turn or idle period
+ * @busy_ns: time some vGPU owned the engines
+ * @idle_ns: time no vGPU did, including @switch_ns
+ * @switch_ns: the part of @idle_ns spent between turns deciding who is next
+ * @switches: turns that went to another vGPU than the one before
  */
 struct gpuvirt_sched {
 	spinlock_t lock;	/* see above */
-	struct list_head runq;
+	struct gpuvirt_sp sp;
+	struct gpuvirt_vgpu *vgpus[GPUVIRT_SP_SLOTS];
 	struct gpuvirt_vgpu *current_vgpu;
+	struct gpuvirt_vgpu *last_vgpu;
+	bool kicked;
 	wait_queue_head_t wq;
 	wait_queue_head_t idle_wq;
 	struct task_struct *thread;
-	u64 turns;
+	u64 mark_ns;
+	u64 busy_ns;
+	u64 idle_ns;
+	u64 switch_ns;
+	u64 switches;
 };
 
 /**
@@ -59,7 +78,9 @@ struct gpuvirt_type {
  * @profiles: the GPU's time-sliced profiles
  * @types: the mdev types made of them
  * @type_ptrs: what mdev_register_parent() takes
- * @sched: the GPU's engine
+ * @sched: the GPU's engines and their scheduler
+ * @debugfs_sched: <debugfs>/gpuvirt/gpus/<gpu>/sched
+ * @debugfs_vgpus: <debugfs>/gpuvirt/gpus/<gpu>/vgpus/
  *
  * Allocated when the GPU registers, freed after mdev_unregister_parent()
  * has removed every vGPU.
@@ -74,6 +95,8 @@ struct gpuvirt_mdev_parent {
 	struct gpuvirt_type types[GPUVIRT_PROFILES_MAX];
 	struct mdev_type *type_ptrs[GPUVIRT_PROFILES_MAX];
 	struct gpuvirt_sched sched;
+	struct dentry *debugfs_sched;
+	struct dentry *debugfs_vgpus;
 };
 
 /**
@@ -87,6 +110,12 @@ struct gpuvirt_mdev_parent {
  * @error_head: ring offset of the packet that failed
  * @done: packets completed
  * @busy_ns: modelled engine time used
+ * @cmd: the command of the packet at @head while it runs, in chunks
+ * @cmd_active: @cmd holds the packet at @head, partly run
+ * @cmd_dwords: the packet's length
+ * @cmd_header: the packet's header dword
+ * @cmd_seqno: FENCE: the seqno to publish when it completes
+ * @cmd_stuck_ns: engine time @cmd has spent without progress (watchdog)
  */
 struct gpuvirt_vgpu_ring {
 	u64 base;
@@ -98,6 +127,37 @@ struct gpuvirt_vgpu_ring {
 	u32 error_head;
 	u64 done;
 	u64 busy_ns;
+	struct gpuvirt_cmd cmd;
+	bool cmd_active;
+	u32 cmd_dwords;
+	u32 cmd_header;
+	u32 cmd_seqno;
+	u64 cmd_stuck_ns;
+};
+
+#define GPUVIRT_WAIT_HIST_BUCKETS	9
+
+/**
+ * struct gpuvirt_vgpu_stats - a vGPU's scheduling telemetry
+ * @run_ns: time it owned the engines
+ * @slices: turns it got
+ * @preemptions: turns that ended with its work unfinished
+ * @work_ns: modelled engine time of the work it ran
+ * @packets: packets it completed
+ * @wait_since_ns: when it last became runnable, 0 once it has run since
+ * @wait_hist: waits from becoming runnable to its first turn, by bucket:
+ *	<= 1, 4, 16, ... 16384 us, and above
+ *
+ * Under the GPU's sched lock.
+ */
+struct gpuvirt_vgpu_stats {
+	u64 run_ns;
+	u64 slices;
+	u64 preemptions;
+	u64 work_ns;
+	u64 packets;
+	u64 wait_since_ns;
+	u64 wait_hist[GPUVIRT_WAIT_HIST_BUCKETS];
 };
 
 #define GPUVIRT_VGPU_CFG_SIZE	256
@@ -110,17 +170,37 @@ struct gpuvirt_vgpu_ring {
  * @vram_offset: first byte of its slice in the GPU's VRAM
  * @vram_size: size of its slice
  * @bar2_size: BAR2 size: @vram_size rounded up to a power of two
- * @lock: protects everything below
+ * @bar2_id: index of the vGPU's range of mmap page offsets, from init to
+ *	release
+ * @bar2_pgoff: first page offset of that range: BAR2 mappings are moved
+ *	there so that they can be zapped (vgpu.c, "BAR2 mappings")
+ * @memory_lock: orders BAR accesses against the command register's Memory
+ *	Space bit. Held for read by BAR2 faults and BAR2 reads and writes,
+ *	which fail while the bit is clear; held for write by whatever changes
+ *	the bit (config writes of the command register, reset), which zaps
+ *	the BAR2 mappings when memory goes off. Taken after mmap_lock (faults
+ *	and mmap), before @lock, and never held across a user copy.
+ * @bar2_mapping: the address_space the BAR2 VMAs are in, once mapped; set
+ *	and read under @memory_lock held for write
+ * @lock: protects everything below. The command register in @cfg changes
+ *	only with @memory_lock held for write as well, so holders of
+ *	@memory_lock may read it.
  * @cfg: emulated PCI config space
  * @cfg_wmask: which config space bits the guest may write
  * @scratch: BAR0 scratch register
  * @irq_status: BAR0 interrupt status (write 1 to clear)
  * @intx_trigger: eventfd for INTx, or NULL
  * @msi_trigger: eventfd for MSI, or NULL
+ * @req_trigger: eventfd for the VFIO device request (REQ), or NULL
  * @intx_masked: INTx is masked through VFIO
+ * @msi_suppressed: MSIs not sent because Bus Master was off; also read
+ *	without the lock, by debugfs (vgpus/<uuid>/msi_suppressed)
  * @ring: the command ring
  * @detached: the device is closed: the engine must not run it
- * @run_node: entry in the GPU's run queue, under the scheduler's lock
+ * @slot: the vGPU's policy slot and execution context id; fixed from init
+ *	to release
+ * @stats: scheduling telemetry, under the GPU's sched lock
+ * @debugfs: <debugfs>/gpuvirt/gpus/<gpu>/vgpus/<uuid>/
  */
 struct gpuvirt_vgpu {
 	struct vfio_device vdev;
@@ -129,6 +209,10 @@ struct gpuvirt_vgpu {
 	u64 vram_offset;
 	u64 vram_size;
 	u64 bar2_size;
+	int bar2_id;
+	unsigned long bar2_pgoff;
+	struct rw_semaphore memory_lock;	/* see above */
+	struct address_space *bar2_mapping;
 
 	struct mutex lock;	/* see above */
 	u8 cfg[GPUVIRT_VGPU_CFG_SIZE];
@@ -137,17 +221,23 @@ struct gpuvirt_vgpu {
 	u32 irq_status;
 	struct eventfd_ctx *intx_trigger;
 	struct eventfd_ctx *msi_trigger;
+	struct eventfd_ctx *req_trigger;
 	bool intx_masked;
+	u64 msi_suppressed;
 	struct gpuvirt_vgpu_ring ring;
 	bool detached;
 
-	struct list_head run_node;
+	int slot;
+	struct gpuvirt_vgpu_stats stats;
+	struct dentry *debugfs;
 };
 
 int gpuvirt_mdev_init(void);
 void gpuvirt_mdev_exit(void);
 int gpuvirt_mdev_gpu_add(struct gpuvirt_gpu *gpu);
 void gpuvirt_mdev_gpu_del(struct gpuvirt_gpu *gpu);
+int gpuvirt_mdev_set_mixed(struct gpuvirt_mdev_parent *mp, bool mixed);
+bool gpuvirt_mdev_mixed(struct gpuvirt_mdev_parent *mp);
 
 extern const struct vfio_device_ops gpuvirt_vgpu_ops;
 
@@ -155,8 +245,35 @@ void gpuvirt_vgpu_irq_raise(struct gpuvirt_vgpu *vgpu);
 
 int gpuvirt_sched_start(struct gpuvirt_mdev_parent *mp);
 void gpuvirt_sched_stop(struct gpuvirt_mdev_parent *mp);
+int gpuvirt_sched_add(struct gpuvirt_vgpu *vgpu);
+void gpuvirt_sched_remove(struct gpuvirt_vgpu *vgpu);
 void gpuvirt_sched_kick(struct gpuvirt_vgpu *vgpu);
 void gpuvirt_sched_detach(struct gpuvirt_vgpu *vgpu);
 void gpuvirt_sched_attach(struct gpuvirt_vgpu *vgpu);
+void gpuvirt_ring_clear(struct gpuvirt_vgpu_ring *r);
+
+/* Configuration; each returns 0 or the policy's errno. */
+int gpuvirt_sched_set_policy(struct gpuvirt_mdev_parent *mp, u32 policy);
+int gpuvirt_sched_set_slice(struct gpuvirt_mdev_parent *mp, u64 slice_ns);
+int gpuvirt_sched_set_weight(struct gpuvirt_vgpu *vgpu, u32 weight);
+int gpuvirt_sched_set_limits(struct gpuvirt_vgpu *vgpu, u32 min_pct,
+			     u32 max_pct);
+struct gpuvirt_vgpu *gpuvirt_sched_find_locked(struct gpuvirt_sched *s,
+					       const char *uuid);
+int gpuvirt_sched_vgpu_set_locked(struct gpuvirt_vgpu *vgpu, u32 weight,
+				  u32 min_pct, u32 max_pct);
+const char *gpuvirt_sched_policy_name(u32 policy);
+void gpuvirt_vgpu_notify(struct gpuvirt_vgpu *vgpu, u8 cmd);
+void gpuvirt_sched_notify(struct gpuvirt_mdev_parent *mp);
+int gpuvirt_sched_policy_parse(const char *name);
+
+void gpuvirt_debugfs_mdev_add(struct gpuvirt_mdev_parent *mp);
+void gpuvirt_debugfs_mdev_del(struct gpuvirt_mdev_parent *mp);
+void gpuvirt_debugfs_vgpu_add(struct gpuvirt_vgpu *vgpu);
+void gpuvirt_debugfs_vgpu_del(struct gpuvirt_vgpu *vgpu);
+
+extern const struct attribute_group *gpuvirt_vgpu_groups[];
+int gpuvirt_sysfs_gpu_add(struct gpuvirt_mdev_parent *mp);
+void gpuvirt_sysfs_gpu_del(struct gpuvirt_mdev_parent *mp);
 
 #endif /* GPUVIRT_VGPU_H */

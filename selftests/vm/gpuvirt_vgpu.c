@@ -4,10 +4,18 @@
  * sysfs to create vGPUs, then the VFIO group API to open one, read its
  * config space, size its BARs, map its VRAM slice, take its interrupts and
  * reset it. Every result is checked against the simulated GPU's debugfs
- * "hardware" state where it has one.
+ * "hardware" state where it has one. The negative suite passes oversized
+ * ioctl arguments, races SET_IRQS against interrupts, turns Memory Space
+ * and Bus Master off under a running user, removes a vGPU that is open
+ * (the REQ interrupt), and switches a GPU to mixed-size mode.
  */
+#include <linux/pci_regs.h>
 #include <linux/vfio.h>
 #include <poll.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stddef.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -817,6 +825,842 @@ TEST_F(vgpu, two_vgpus_share_the_engine)
 	munmap(rb.vram, RING_MAP);
 	vfio_close(&a);
 	vfio_close(&b);
+}
+
+/* ---- The negative suite ---- */
+
+#define JUNK		0xa5
+
+static bool all_junk(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (b[i] != JUNK)
+			return false;
+	return true;
+}
+
+/*
+ * Oversized arguments: argsz past the structure, the bytes after it set to
+ * junk. Every call must do exactly what it does with the exact argsz, and
+ * leave the extra bytes alone, except where VFIO defines a capability
+ * chain there (BAR2's sparse mmap capability). One byte short is EINVAL.
+ */
+TEST_F(vgpu, ioctl_argsz_oversized_and_short)
+{
+	struct { struct vfio_device_info i; uint8_t tail[64]; } dbig;
+	struct { struct vfio_region_info i; uint8_t tail[64]; } rbig;
+	struct { struct vfio_irq_info i; uint8_t tail[64]; } ibig;
+	struct { struct vfio_pci_hot_reset_info i; uint8_t tail[64]; } hbig;
+	uint8_t sbuf[sizeof(struct vfio_irq_set) + 4 + 64], scopy[sizeof(sbuf)];
+	struct vfio_irq_set *s = (struct vfio_irq_set *)sbuf;
+	struct vfio_pci_hot_reset_info hexact;
+	struct vfio_region_info_cap_sparse_mmap *sp;
+	struct vfio_device_info dexact;
+	struct vfio_region_info rexact;
+	struct vfio_irq_info iexact;
+	uint8_t junk[64];
+	struct vfio_user u;
+	unsigned int idx;
+	int fd, efd;
+
+	ASSERT_EQ(0, vgpu_create("H200-35C", UUID_A));
+	ASSERT_EQ(0, vfio_open(&u, UUID_A));
+	fd = u.device;
+
+	/* GET_INFO: the same answer, nothing written past the structure */
+	memset(&dexact, JUNK, sizeof(dexact));
+	dexact.argsz = sizeof(dexact);
+	memset(&dbig, JUNK, sizeof(dbig));
+	dbig.i.argsz = sizeof(dbig);
+	ASSERT_EQ(0, ioctl(fd, VFIO_DEVICE_GET_INFO, &dexact));
+	ASSERT_EQ(0, ioctl(fd, VFIO_DEVICE_GET_INFO, &dbig));
+	EXPECT_EQ(VFIO_PCI_NUM_IRQS, dbig.i.num_irqs);
+	EXPECT_EQ(sizeof(dbig), dbig.i.argsz);
+	EXPECT_EQ(0, memcmp((uint8_t *)&dexact + 4, (uint8_t *)&dbig.i + 4,
+			    sizeof(dexact) - 4));
+	EXPECT_TRUE(all_junk(dbig.tail, sizeof(dbig.tail)));
+	dexact.argsz = offsetof(struct vfio_device_info, num_irqs) + 3;
+	EXPECT_EQ(-1, ioctl(fd, VFIO_DEVICE_GET_INFO, &dexact));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* GET_REGION_INFO, every index */
+	for (idx = 0; idx < VFIO_PCI_NUM_REGIONS; idx++) {
+		memset(&rexact, JUNK, sizeof(rexact));
+		rexact.argsz = sizeof(rexact);
+		rexact.index = idx;
+		memset(&rbig, JUNK, sizeof(rbig));
+		rbig.i.argsz = sizeof(rbig);
+		rbig.i.index = idx;
+		ASSERT_EQ(0, ioctl(fd, VFIO_DEVICE_GET_REGION_INFO, &rexact));
+		ASSERT_EQ(0, ioctl(fd, VFIO_DEVICE_GET_REGION_INFO, &rbig));
+		EXPECT_EQ(rexact.flags, rbig.i.flags) TH_LOG("region %u", idx);
+		EXPECT_EQ(rexact.size, rbig.i.size) TH_LOG("region %u", idx);
+		EXPECT_EQ(rexact.offset, rbig.i.offset) TH_LOG("region %u", idx);
+		EXPECT_EQ(sizeof(rbig), rbig.i.argsz) TH_LOG("region %u", idx);
+		if (idx != VFIO_PCI_BAR2_REGION_INDEX) {
+			EXPECT_EQ(sizeof(rexact), rexact.argsz);
+			EXPECT_EQ(0, rbig.i.cap_offset);
+			EXPECT_TRUE(all_junk(rbig.tail, sizeof(rbig.tail)))
+				TH_LOG("region %u wrote past the structure", idx);
+			continue;
+		}
+		/* 35 GiB in a 64 GiB BAR: the sparse mmap capability chain */
+		EXPECT_TRUE(rbig.i.flags & VFIO_REGION_INFO_FLAG_CAPS);
+		EXPECT_EQ(sizeof(rexact) + 32, rexact.argsz);	/* asks for room */
+		EXPECT_EQ(0, rexact.cap_offset);
+		EXPECT_EQ(sizeof(rbig.i), rbig.i.cap_offset);
+		sp = (struct vfio_region_info_cap_sparse_mmap *)rbig.tail;
+		EXPECT_EQ(VFIO_REGION_INFO_CAP_SPARSE_MMAP, sp->header.id);
+		EXPECT_EQ(1, sp->header.version);
+		EXPECT_EQ(0, sp->header.next);
+		EXPECT_EQ(1, sp->nr_areas);
+		EXPECT_EQ(0, sp->areas[0].offset);
+		EXPECT_EQ(35ULL << 30, sp->areas[0].size);
+		/* the chain is 32 bytes; the rest stays as it was */
+		EXPECT_TRUE(all_junk(rbig.tail + 32, sizeof(rbig.tail) - 32));
+	}
+	rexact.argsz = sizeof(rexact) - 1;
+	rexact.index = VFIO_PCI_BAR0_REGION_INDEX;
+	EXPECT_EQ(-1, ioctl(fd, VFIO_DEVICE_GET_REGION_INFO, &rexact));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* GET_IRQ_INFO, every index */
+	for (idx = 0; idx < VFIO_PCI_NUM_IRQS; idx++) {
+		memset(&iexact, JUNK, sizeof(iexact));
+		iexact.argsz = sizeof(iexact);
+		iexact.index = idx;
+		memset(&ibig, JUNK, sizeof(ibig));
+		ibig.i.argsz = sizeof(ibig);
+		ibig.i.index = idx;
+		ASSERT_EQ(0, ioctl(fd, VFIO_DEVICE_GET_IRQ_INFO, &iexact));
+		ASSERT_EQ(0, ioctl(fd, VFIO_DEVICE_GET_IRQ_INFO, &ibig));
+		EXPECT_EQ(iexact.flags, ibig.i.flags) TH_LOG("irq %u", idx);
+		EXPECT_EQ(iexact.count, ibig.i.count) TH_LOG("irq %u", idx);
+		EXPECT_EQ(sizeof(ibig), ibig.i.argsz);
+		EXPECT_TRUE(all_junk(ibig.tail, sizeof(ibig.tail)))
+			TH_LOG("irq %u wrote past the structure", idx);
+	}
+	iexact.argsz = sizeof(iexact) - 1;
+	iexact.index = VFIO_PCI_MSI_IRQ_INDEX;
+	EXPECT_EQ(-1, ioctl(fd, VFIO_DEVICE_GET_IRQ_INFO, &iexact));
+	EXPECT_EQ(EINVAL, errno);
+
+	/*
+	 * Reset: RESET takes no argument, so whatever arg points at is never
+	 * read or written; the PCI hot reset ioctls are not the vGPU's, with
+	 * any argsz.
+	 */
+	memset(junk, JUNK, sizeof(junk));
+	ASSERT_EQ(0, reg_wr(fd, GPUVIRT_VGPU_REG_SCRATCH, 0x1234));
+	ASSERT_EQ(0, ioctl(fd, VFIO_DEVICE_RESET, junk));
+	EXPECT_EQ(0, reg_rd(fd, GPUVIRT_VGPU_REG_SCRATCH));
+	EXPECT_TRUE(all_junk(junk, sizeof(junk)));
+	memset(&hexact, JUNK, sizeof(hexact));
+	hexact.argsz = sizeof(hexact);
+	memset(&hbig, JUNK, sizeof(hbig));
+	hbig.i.argsz = sizeof(hbig);
+	EXPECT_EQ(-1, ioctl(fd, VFIO_DEVICE_GET_PCI_HOT_RESET_INFO, &hexact));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(-1, ioctl(fd, VFIO_DEVICE_GET_PCI_HOT_RESET_INFO, &hbig));
+	EXPECT_EQ(ENOTTY, errno);
+	EXPECT_EQ(sizeof(hbig), hbig.i.argsz);
+	EXPECT_TRUE(all_junk((uint8_t *)&hbig.i + 4, sizeof(hbig) - 4));
+
+	/* SET_IRQS: an eventfd with junk after it; the kernel writes nothing */
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ASSERT_LE(0, efd);
+	memset(sbuf, JUNK, sizeof(sbuf));
+	s->argsz = sizeof(sbuf);
+	s->flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
+	s->index = VFIO_PCI_MSI_IRQ_INDEX;
+	s->start = 0;
+	s->count = 1;
+	memcpy(s->data, &efd, sizeof(efd));
+	memcpy(scopy, sbuf, sizeof(sbuf));
+	ASSERT_EQ(0, ioctl(fd, VFIO_DEVICE_SET_IRQS, sbuf));
+	EXPECT_EQ(0, memcmp(scopy, sbuf, sizeof(sbuf)));
+	ASSERT_EQ(0, cfg_wr(fd, 0x42, 1, 2));
+	ASSERT_EQ(0, reg_wr(fd, GPUVIRT_VGPU_REG_IRQ_RAISE, GPUVIRT_VGPU_IRQ_SW));
+	EXPECT_EQ(1, wait_eventfd(efd, 2000));
+	/* DATA_BOOL: one byte of data, then junk; signals once */
+	s->flags = VFIO_IRQ_SET_DATA_BOOL | VFIO_IRQ_SET_ACTION_TRIGGER;
+	s->data[0] = 1;
+	memcpy(scopy, sbuf, sizeof(sbuf));
+	ASSERT_EQ(0, ioctl(fd, VFIO_DEVICE_SET_IRQS, sbuf));
+	EXPECT_EQ(0, memcmp(scopy, sbuf, sizeof(sbuf)));
+	EXPECT_EQ(1, wait_eventfd(efd, 2000));
+	/* DATA_NONE, count 0: disables, whatever follows */
+	s->flags = VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_TRIGGER;
+	s->count = 0;
+	ASSERT_EQ(0, ioctl(fd, VFIO_DEVICE_SET_IRQS, sbuf));
+	EXPECT_EQ(-EINVAL, set_irq_none(fd, VFIO_PCI_MSI_IRQ_INDEX,
+					VFIO_IRQ_SET_ACTION_TRIGGER, 1));
+	/* one byte short of the eventfd */
+	s->flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
+	s->count = 1;
+	s->argsz = sizeof(*s) + sizeof(int32_t) - 1;
+	EXPECT_EQ(-1, ioctl(fd, VFIO_DEVICE_SET_IRQS, sbuf));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-EINVAL, set_irq_none(fd, VFIO_PCI_MSI_IRQ_INDEX,
+					VFIO_IRQ_SET_ACTION_TRIGGER, 1));
+	close(efd);
+	vfio_close(&u);
+}
+
+/*
+ * SET_IRQS from several threads at once while interrupts are raised: by
+ * IRQ_RAISE, by FENCE packets on the ring, by SET_IRQS itself, with MSI,
+ * Bus Master and INTx masking toggled under them. Nothing may break (the
+ * runner scans the kernel log), no call may fail except as documented
+ * (EINVAL for a trigger without an eventfd), and afterwards a clean set-up
+ * delivers interrupts again.
+ */
+struct storm {
+	int fd;
+	struct ring *ring;
+	int stop;
+	int thread;
+	int bad[7];		/* first unexpected -errno per thread */
+	unsigned long ops[7];
+};
+
+static void storm_bad(struct storm *st, int t, int err)
+{
+	if (err && !st->bad[t])
+		st->bad[t] = err;
+}
+
+static bool storm_running(struct storm *st)
+{
+	return !__atomic_load_n(&st->stop, __ATOMIC_RELAXED);
+}
+
+/* Eventfds come and go on one index; INTx is also masked and unmasked. */
+static void storm_eventfds(struct storm *st, int t, unsigned int index)
+{
+	uint64_t cnt;
+	int efd;
+
+	while (storm_running(st)) {
+		efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (efd < 0) {
+			storm_bad(st, t, -errno);
+			return;
+		}
+		storm_bad(st, t, vgpu_client_set_irq(st->fd, index, efd));
+		if (index == VFIO_PCI_INTX_IRQ_INDEX) {
+			storm_bad(st, t, set_irq_none(st->fd, index,
+						      VFIO_IRQ_SET_ACTION_MASK, 1));
+			storm_bad(st, t, set_irq_none(st->fd, index,
+						      VFIO_IRQ_SET_ACTION_UNMASK, 1));
+		}
+		usleep(50);
+		if (read(efd, &cnt, sizeof(cnt)) < 0 && errno != EAGAIN)
+			storm_bad(st, t, -errno);
+		if (st->ops[t] & 1)
+			storm_bad(st, t, vgpu_client_set_irq(st->fd, index, -1));
+		else
+			storm_bad(st, t, set_irq_none(st->fd, index,
+						      VFIO_IRQ_SET_ACTION_TRIGGER, 0));
+		close(efd);	/* the vGPU may still hold it: no matter */
+		st->ops[t]++;
+	}
+}
+
+/* The VMM's own triggers, DATA_NONE and DATA_BOOL, on every index. */
+static void storm_triggers(struct storm *st, int t)
+{
+	static const unsigned int idx[] = { VFIO_PCI_INTX_IRQ_INDEX,
+		VFIO_PCI_MSI_IRQ_INDEX, VFIO_PCI_REQ_IRQ_INDEX };
+	char buf[sizeof(struct vfio_irq_set) + 1];
+	struct vfio_irq_set *s = (struct vfio_irq_set *)buf;
+	int err;
+
+	while (storm_running(st)) {
+		unsigned int i = idx[st->ops[t] % 3];
+
+		if (st->ops[t] & 1) {
+			err = set_irq_none(st->fd, i, VFIO_IRQ_SET_ACTION_TRIGGER, 1);
+		} else {
+			s->argsz = sizeof(buf);
+			s->flags = VFIO_IRQ_SET_DATA_BOOL |
+				   VFIO_IRQ_SET_ACTION_TRIGGER;
+			s->index = i;
+			s->start = 0;
+			s->count = 1;
+			s->data[0] = st->ops[t] & 2 ? 1 : 0;
+			err = ioctl(st->fd, VFIO_DEVICE_SET_IRQS, s) ? -errno : 0;
+		}
+		if (err != -EINVAL)	/* EINVAL: no eventfd at this moment */
+			storm_bad(st, t, err);
+		st->ops[t]++;
+	}
+}
+
+/* Interrupt sources, and MSI enable and Bus Master toggled under them. */
+static void storm_sources(struct storm *st, int t)
+{
+	const uint32_t fence[] = { GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_FENCE, 4,
+						    GPUVIRT_VGPU_PKT_FLAG_IRQ),
+				   1, 0x400000, 0 };
+	struct ring *r = st->ring;
+	uint32_t cmd = PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER;
+
+	while (storm_running(st)) {
+		unsigned long n = st->ops[t];
+
+		storm_bad(st, t, reg_wr(st->fd, GPUVIRT_VGPU_REG_IRQ_RAISE,
+					GPUVIRT_VGPU_IRQ_SW));
+		if (reg_rd(st->fd, GPUVIRT_VGPU_REG_RING_HEAD) == r->tail) {
+			ring_put(r, fence, 4);
+			storm_bad(st, t, ring_kick(r));
+		}
+		if (!(n % 3))
+			storm_bad(st, t, cfg_wr(st->fd, 0x42, n & 8 ? 0 : 1, 2));
+		if (!(n % 5))
+			storm_bad(st, t, cfg_wr(st->fd, PCI_COMMAND, n & 16 ?
+						cmd & ~PCI_COMMAND_MASTER : cmd, 2));
+		if (!(n % 7))
+			storm_bad(st, t, reg_wr(st->fd, GPUVIRT_VGPU_REG_IRQ_STATUS,
+						~0u));
+		st->ops[t]++;
+	}
+}
+
+static void *storm_thread(void *arg)
+{
+	struct storm *st = arg;
+	int t = __atomic_fetch_add(&st->thread, 1, __ATOMIC_RELAXED);
+
+	/* two threads an index: eventfds are replaced while installed */
+	switch (t) {
+	case 0:
+	case 1:
+		storm_eventfds(st, t, VFIO_PCI_MSI_IRQ_INDEX);
+		break;
+	case 2:
+	case 3:
+		storm_eventfds(st, t, VFIO_PCI_INTX_IRQ_INDEX);
+		break;
+	case 4:
+		storm_eventfds(st, t, VFIO_PCI_REQ_IRQ_INDEX);
+		break;
+	case 5:
+		storm_triggers(st, t);
+		break;
+	default:
+		storm_sources(st, t);
+		break;
+	}
+	return NULL;
+}
+
+TEST_F(vgpu, set_irqs_concurrent)
+{
+	const uint32_t fence[] = { GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_FENCE, 4,
+						    GPUVIRT_VGPU_PKT_FLAG_IRQ),
+				   2, 0x400000, 0 };
+	struct storm st = { 0 };
+	pthread_t th[7];
+	struct vfio_user u;
+	struct ring r;
+	unsigned int i;
+	int msi, intx;
+
+	ASSERT_EQ(0, vgpu_create("H200-35C", UUID_A));
+	ASSERT_EQ(0, vfio_open(&u, UUID_A));
+	ASSERT_EQ(0, ring_setup(&r, u.device));
+	st.fd = u.device;
+	st.ring = &r;
+
+	for (i = 0; i < ARRAY_SIZE(th); i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, storm_thread, &st));
+	sleep(3);
+	__atomic_store_n(&st.stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < ARRAY_SIZE(th); i++)
+		pthread_join(th[i], NULL);
+	for (i = 0; i < ARRAY_SIZE(th); i++) {
+		EXPECT_EQ(0, st.bad[i]) TH_LOG("thread %u: %s", i, strerror(-st.bad[i]));
+		EXPECT_LT(10, st.ops[i]) TH_LOG("thread %u hardly ran", i);
+		TH_LOG("thread %u: %lu rounds", i, st.ops[i]);
+	}
+
+	/* a clean set-up: MSI from IRQ_RAISE and from a fence, then INTx */
+	ASSERT_EQ(0, ring_idle(&r, 5000));
+	msi = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	intx = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ASSERT_EQ(0, cfg_wr(u.device, PCI_COMMAND,
+			    PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER, 2));
+	ASSERT_EQ(0, set_irq_none(u.device, VFIO_PCI_INTX_IRQ_INDEX,
+				  VFIO_IRQ_SET_ACTION_UNMASK, 1));
+	ASSERT_EQ(0, vgpu_client_set_irq(u.device, VFIO_PCI_MSI_IRQ_INDEX, msi));
+	ASSERT_EQ(0, vgpu_client_set_irq(u.device, VFIO_PCI_INTX_IRQ_INDEX, intx));
+	ASSERT_EQ(0, cfg_wr(u.device, 0x42, 1, 2));
+	ASSERT_EQ(0, reg_wr(u.device, GPUVIRT_VGPU_REG_IRQ_STATUS, ~0u));
+	ASSERT_EQ(0, reg_wr(u.device, GPUVIRT_VGPU_REG_IRQ_RAISE, GPUVIRT_VGPU_IRQ_SW));
+	EXPECT_EQ(1, wait_eventfd(msi, 2000));
+	ring_put(&r, fence, 4);
+	ASSERT_EQ(0, ring_kick(&r));
+	EXPECT_EQ(1, wait_eventfd(msi, 5000));
+	EXPECT_EQ(2, reg_rd(u.device, GPUVIRT_VGPU_REG_FENCE));
+	EXPECT_EQ(-ETIMEDOUT, wait_eventfd(intx, 100));
+	ASSERT_EQ(0, cfg_wr(u.device, 0x42, 0, 2));
+	ASSERT_EQ(0, reg_wr(u.device, GPUVIRT_VGPU_REG_IRQ_RAISE, GPUVIRT_VGPU_IRQ_SW));
+	EXPECT_EQ(1, wait_eventfd(intx, 2000));
+	munmap(r.vram, RING_MAP);
+	close(msi);
+	close(intx);
+	vfio_close(&u);
+}
+
+/* Access one byte of a mapping; 0, or -EFAULT when it raised SIGBUS. */
+static sigjmp_buf bus_jmp;
+static volatile sig_atomic_t bus_armed;
+
+static void bus_handler(int sig)
+{
+	if (bus_armed)
+		siglongjmp(bus_jmp, 1);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static int touch(volatile uint8_t *p, bool write, uint8_t *val)
+{
+	struct sigaction sa = { .sa_handler = bus_handler }, old;
+	int ret = 0;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &old);
+	if (!sigsetjmp(bus_jmp, 1)) {
+		bus_armed = 1;
+		if (write)
+			*p = *val;
+		else
+			*val = *p;
+	} else {
+		ret = -EFAULT;
+	}
+	bus_armed = 0;
+	sigaction(SIGBUS, &old, NULL);
+	return ret;
+}
+
+/* Is the page at @addr in this process's page tables? 1, 0 or -errno. */
+static int page_present(const void *addr)
+{
+	uint64_t e;
+	ssize_t n;
+	int fd;
+
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, &e, sizeof(e), (uintptr_t)addr / 4096 * sizeof(e));
+	close(fd);
+	return n == sizeof(e) ? (int)(e >> 63) : -EIO;
+}
+
+static uint8_t pat(size_t i)
+{
+	return (uint8_t)(i * 13 + 5);
+}
+
+/* First byte of @p[0, len) that is not pat(@off + i), or -1. */
+static long pat_mismatch(const uint8_t *p, size_t off, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != pat(off + i))
+			return i;
+	return -1;
+}
+
+/*
+ * Memory Space off: BAR0 and BAR2 accesses fail with EIO, every mapping of
+ * BAR2 is revoked (its pages leave the page tables, and touching them is
+ * SIGBUS), and nothing of another vGPU is touched. Memory Space on again:
+ * the same mapping sees the same data. A reset turns it on again.
+ */
+TEST_F(vgpu, memory_disable_revokes_bars)
+{
+	const size_t len = 1 << 20;
+	const uint16_t cmd = PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER;
+	uint8_t *ma, *mb, *late, buf[64], v = 0x77;
+	struct vfio_user a, b;
+	unsigned long backed;
+	uint32_t x = 0;
+	size_t i;
+
+	ASSERT_EQ(0, vgpu_create("H200-35C", UUID_A));
+	ASSERT_EQ(0, vgpu_create("H200-35C", UUID_B));
+	ASSERT_EQ(0, vfio_open(&a, UUID_A));
+	ASSERT_EQ(0, vfio_open(&b, UUID_B));
+	/* out of reset, memory and bus master are on */
+	EXPECT_EQ(cmd, cfg_rd(a.device, PCI_COMMAND, 2));
+
+	ma = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, a.device,
+		  REGION(VFIO_PCI_BAR2_REGION_INDEX));
+	mb = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, b.device,
+		  REGION(VFIO_PCI_BAR2_REGION_INDEX));
+	ASSERT_NE(MAP_FAILED, ma);
+	ASSERT_NE(MAP_FAILED, mb);
+	for (i = 0; i < len; i++) {
+		ma[i] = pat(i);
+		mb[i] = ~pat(i);
+	}
+	ASSERT_EQ(1, page_present(ma));
+	ASSERT_EQ(1, page_present(mb + len - 4096));
+	backed = backed_pages();
+
+	/* Memory Space off on A */
+	ASSERT_EQ(0, cfg_wr(a.device, PCI_COMMAND, cmd & ~PCI_COMMAND_MEMORY, 2));
+	EXPECT_EQ(cmd & ~PCI_COMMAND_MEMORY, cfg_rd(a.device, PCI_COMMAND, 2));
+	/* A's pages left the page tables, B's did not */
+	EXPECT_EQ(0, page_present(ma));
+	EXPECT_EQ(0, page_present(ma + len / 2));
+	EXPECT_EQ(0, page_present(ma + len - 4096));
+	EXPECT_EQ(1, page_present(mb));
+	EXPECT_EQ(1, page_present(mb + len - 4096));
+	/* touching A's mapping is SIGBUS, reading or writing */
+	EXPECT_EQ(-EFAULT, touch(ma, false, &v));
+	EXPECT_EQ(-EFAULT, touch(ma + len / 2 + 3, false, &v));
+	EXPECT_EQ(-EFAULT, touch(ma + len - 1, true, &v));
+	/* a new mapping can be made, and does not work either */
+	late = mmap(NULL, 4096, PROT_READ, MAP_SHARED, a.device,
+		    REGION(VFIO_PCI_BAR2_REGION_INDEX));
+	ASSERT_NE(MAP_FAILED, late);
+	EXPECT_EQ(-EFAULT, touch(late, false, &v));
+	/* the BARs do not answer through the region either */
+	EXPECT_EQ(-1, pread(a.device, &x, 4,
+			    REGION(VFIO_PCI_BAR0_REGION_INDEX) + GPUVIRT_VGPU_REG_MAGIC));
+	EXPECT_EQ(EIO, errno);
+	EXPECT_EQ(-1, pwrite(a.device, &x, 4,
+			     REGION(VFIO_PCI_BAR0_REGION_INDEX) + GPUVIRT_VGPU_REG_SCRATCH));
+	EXPECT_EQ(EIO, errno);
+	EXPECT_EQ(-1, pread(a.device, buf, sizeof(buf),
+			    REGION(VFIO_PCI_BAR2_REGION_INDEX)));
+	EXPECT_EQ(EIO, errno);
+	EXPECT_EQ(-1, pwrite(a.device, buf, sizeof(buf),
+			     REGION(VFIO_PCI_BAR2_REGION_INDEX) + 4096));
+	EXPECT_EQ(EIO, errno);
+	EXPECT_EQ(-1, pread(a.device, buf, sizeof(buf),
+			    REGION(VFIO_PCI_BAR2_REGION_INDEX) + (35ULL << 30)));
+	EXPECT_EQ(EIO, errno);
+	/* config space still answers; B works; no backing was dropped */
+	EXPECT_EQ(GPUVIRT_VGPU_PCI_VENDOR_ID, cfg_rd(a.device, 0, 2));
+	EXPECT_EQ(GPUVIRT_VGPU_MAGIC, reg_rd(b.device, GPUVIRT_VGPU_REG_MAGIC));
+	EXPECT_EQ((uint8_t)~pat(len - 1), mb[len - 1]);
+	EXPECT_EQ(backed, backed_pages());
+
+	/* Memory Space on: the same mapping, the same data */
+	ASSERT_EQ(0, cfg_wr(a.device, PCI_COMMAND, cmd, 2));
+	EXPECT_EQ(0, touch(ma + 5, false, &v));
+	EXPECT_EQ(pat(5), v);
+	EXPECT_EQ(-1, pat_mismatch(ma, 0, len));
+	EXPECT_EQ(pat(0), late[0]);
+	EXPECT_EQ(GPUVIRT_VGPU_MAGIC, reg_rd(a.device, GPUVIRT_VGPU_REG_MAGIC));
+	ASSERT_EQ(sizeof(buf), pread(a.device, buf, sizeof(buf),
+				     REGION(VFIO_PCI_BAR2_REGION_INDEX) + 4096));
+	EXPECT_EQ(-1, pat_mismatch(buf, 4096, sizeof(buf)));
+
+	/* off again, then a reset: memory is on after it, and zeroed */
+	ASSERT_EQ(0, cfg_wr(a.device, PCI_COMMAND, 0, 2));
+	EXPECT_EQ(-EFAULT, touch(ma, false, &v));
+	ASSERT_EQ(0, ioctl(a.device, VFIO_DEVICE_RESET));
+	EXPECT_EQ(cmd, cfg_rd(a.device, PCI_COMMAND, 2));
+	EXPECT_EQ(0, touch(ma + 100, false, &v));
+	EXPECT_EQ(0, v);
+	EXPECT_EQ(0, ma[len - 1]);
+
+	munmap(late, 4096);
+	munmap(ma, len);
+	munmap(mb, len);
+	vfio_close(&a);
+	vfio_close(&b);
+}
+
+static unsigned long long msi_suppressed(const char *uuid)
+{
+	char path[256], buf[32];
+
+	snprintf(path, sizeof(path), GV_DEBUGFS "/gpus/sim0/vgpus/%s/msi_suppressed",
+		 uuid);
+	if (gv_read(path, buf, sizeof(buf)) <= 0)
+		return ~0ULL;
+	return strtoull(buf, NULL, 0);
+}
+
+/*
+ * Bus Master off: the device may not write its MSI message. The interrupt
+ * cause is still set in IRQ_STATUS, nothing is signalled (not even later,
+ * when Bus Master comes back), and INTx, a wire, is not affected. Bus
+ * Master on: new interrupts are delivered.
+ */
+TEST_F(vgpu, bus_master_gates_msi)
+{
+	const uint32_t nop[] = { GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_NOP, 1, 0) };
+	uint32_t fence[] = { GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_FENCE, 4,
+					      GPUVIRT_VGPU_PKT_FLAG_IRQ),
+			     9, 0x400000, 0 };
+	const uint16_t cmd = PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER;
+	struct vfio_user u;
+	struct ring r;
+	int fd, msi, intx;
+
+	ASSERT_EQ(0, vgpu_create("H200-35C", UUID_A));
+	ASSERT_EQ(0, vfio_open(&u, UUID_A));
+	fd = u.device;
+	ASSERT_EQ(0, ring_setup(&r, fd));
+	msi = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	intx = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ASSERT_EQ(0, vgpu_client_set_irq(fd, VFIO_PCI_MSI_IRQ_INDEX, msi));
+	ASSERT_EQ(0, vgpu_client_set_irq(fd, VFIO_PCI_INTX_IRQ_INDEX, intx));
+	ASSERT_EQ(0, cfg_wr(fd, 0x42, 1, 2));
+	EXPECT_EQ(0, msi_suppressed(UUID_A));
+
+	/* Bus Master off: a fence with IRQ runs, its MSI is not sent */
+	ASSERT_EQ(0, cfg_wr(fd, PCI_COMMAND, cmd & ~PCI_COMMAND_MASTER, 2));
+	ring_put(&r, nop, 1);
+	ring_put(&r, fence, 4);
+	ASSERT_EQ(0, ring_kick(&r));
+	ASSERT_EQ(0, ring_idle(&r, 5000));
+	EXPECT_EQ(9, reg_rd(fd, GPUVIRT_VGPU_REG_FENCE));
+	EXPECT_EQ(-ETIMEDOUT, wait_eventfd(msi, 300));
+	EXPECT_EQ(GPUVIRT_VGPU_IRQ_FENCE, reg_rd(fd, GPUVIRT_VGPU_REG_IRQ_STATUS));
+	EXPECT_EQ(1, msi_suppressed(UUID_A));
+	/* and a software interrupt neither */
+	ASSERT_EQ(0, reg_wr(fd, GPUVIRT_VGPU_REG_IRQ_RAISE, GPUVIRT_VGPU_IRQ_SW));
+	EXPECT_EQ(-ETIMEDOUT, wait_eventfd(msi, 200));
+	EXPECT_EQ(GPUVIRT_VGPU_IRQ_FENCE | GPUVIRT_VGPU_IRQ_SW,
+		  reg_rd(fd, GPUVIRT_VGPU_REG_IRQ_STATUS));
+	EXPECT_EQ(2, msi_suppressed(UUID_A));
+
+	/* INTx is not gated by Bus Master */
+	ASSERT_EQ(0, cfg_wr(fd, 0x42, 0, 2));
+	ASSERT_EQ(0, reg_wr(fd, GPUVIRT_VGPU_REG_IRQ_RAISE, GPUVIRT_VGPU_IRQ_SW));
+	EXPECT_EQ(1, wait_eventfd(intx, 2000));
+	ASSERT_EQ(0, cfg_wr(fd, 0x42, 1, 2));
+
+	/* Bus Master on: what was pending is not sent by itself */
+	ASSERT_EQ(0, cfg_wr(fd, PCI_COMMAND, cmd, 2));
+	EXPECT_EQ(-ETIMEDOUT, wait_eventfd(msi, 200));
+	/* a new interrupt is */
+	ASSERT_EQ(0, reg_wr(fd, GPUVIRT_VGPU_REG_IRQ_STATUS, ~0u));
+	fence[1] = 10;
+	ring_put(&r, fence, 4);
+	ASSERT_EQ(0, ring_kick(&r));
+	EXPECT_EQ(1, wait_eventfd(msi, 5000));
+	EXPECT_EQ(10, reg_rd(fd, GPUVIRT_VGPU_REG_FENCE));
+	EXPECT_EQ(GPUVIRT_VGPU_IRQ_FENCE, reg_rd(fd, GPUVIRT_VGPU_REG_IRQ_STATUS));
+	EXPECT_EQ(2, msi_suppressed(UUID_A));
+
+	munmap(r.vram, RING_MAP);
+	close(msi);
+	close(intx);
+	vfio_close(&u);
+}
+
+/*
+ * The REQ interrupt: removing a vGPU that is open signals the user's REQ
+ * eventfd, and the removal completes once the user closes the device.
+ */
+TEST_F(vgpu, remove_signals_request_irq)
+{
+	struct vfio_irq_info ii = { .argsz = sizeof(ii),
+				    .index = VFIO_PCI_REQ_IRQ_INDEX };
+	char buf[sizeof(struct vfio_irq_set) + 1];
+	struct vfio_irq_set *s = (struct vfio_irq_set *)buf;
+	struct vfio_user u;
+	int fd, req, st;
+	pid_t pid;
+
+	ASSERT_EQ(0, vgpu_create("H200-35C", UUID_A));
+	ASSERT_EQ(0, vfio_open(&u, UUID_A));
+	fd = u.device;
+	ASSERT_EQ(0, ioctl(fd, VFIO_DEVICE_GET_IRQ_INFO, &ii));
+	EXPECT_EQ(1, ii.count);
+	EXPECT_EQ(VFIO_IRQ_INFO_EVENTFD, ii.flags);
+
+	/* the trigger forms, as for the other indexes */
+	req = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ASSERT_LE(0, req);
+	EXPECT_EQ(-EINVAL, set_irq_none(fd, VFIO_PCI_REQ_IRQ_INDEX,
+					VFIO_IRQ_SET_ACTION_TRIGGER, 1));
+	ASSERT_EQ(0, vgpu_client_set_irq(fd, VFIO_PCI_REQ_IRQ_INDEX, req));
+	EXPECT_EQ(0, set_irq_none(fd, VFIO_PCI_REQ_IRQ_INDEX,
+				  VFIO_IRQ_SET_ACTION_TRIGGER, 1));
+	EXPECT_EQ(1, wait_eventfd(req, 1000));
+	s->argsz = sizeof(buf);
+	s->flags = VFIO_IRQ_SET_DATA_BOOL | VFIO_IRQ_SET_ACTION_TRIGGER;
+	s->index = VFIO_PCI_REQ_IRQ_INDEX;
+	s->start = 0;
+	s->count = 1;
+	s->data[0] = 0;
+	EXPECT_EQ(0, ioctl(fd, VFIO_DEVICE_SET_IRQS, s));
+	EXPECT_EQ(-ETIMEDOUT, wait_eventfd(req, 100));
+	s->data[0] = 1;
+	EXPECT_EQ(0, ioctl(fd, VFIO_DEVICE_SET_IRQS, s));
+	EXPECT_EQ(1, wait_eventfd(req, 1000));
+	EXPECT_EQ(-EINVAL, set_irq_none(fd, VFIO_PCI_REQ_IRQ_INDEX,
+					VFIO_IRQ_SET_ACTION_MASK, 1));
+	EXPECT_EQ(0, set_irq_none(fd, VFIO_PCI_REQ_IRQ_INDEX,
+				  VFIO_IRQ_SET_ACTION_TRIGGER, 0));
+	EXPECT_EQ(-EINVAL, set_irq_none(fd, VFIO_PCI_REQ_IRQ_INDEX,
+					VFIO_IRQ_SET_ACTION_TRIGGER, 1));
+	ASSERT_EQ(0, vgpu_client_set_irq(fd, VFIO_PCI_REQ_IRQ_INDEX, req));
+
+	/* remove from another process: it asks us, and waits for us */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		vfio_close(&u);	/* the child must not hold the device */
+		_exit(vgpu_remove(UUID_A) ? 1 : 0);
+	}
+	EXPECT_LE(1, wait_eventfd(req, 10000)) TH_LOG("no REQ while removing");
+	EXPECT_EQ(0, waitpid(pid, &st, WNOHANG));
+	EXPECT_EQ(GPUVIRT_VGPU_MAGIC, reg_rd(fd, GPUVIRT_VGPU_REG_MAGIC));
+
+	/* we let go: the removal completes */
+	vfio_close(&u);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	EXPECT_FALSE(gv_exists(MDEVS "/" UUID_A));
+	EXPECT_EQ(4, available("H200-35C"));
+	close(req);
+}
+
+/*
+ * Mixed-size mode through <gpu>/gpuvirt/vgpu_mode: refused while the GPU
+ * has a vGPU, in either direction; once on, types of different sizes and
+ * series share the GPU and available_instances stays exact.
+ *
+ * Expected counts, from fbacct.c and profiles.c: the H200 has 141 GiB, and
+ * a type with mixed-size maximum M may start at k * (141 GiB / M), rounded
+ * down to a MiB; the strides are 70.5 (M 2), 35.25 (4), 17.625 (8),
+ * 8.8125 (16) and 4.40625 GiB (32). 28C's M is 4, 14C's and 17C's 8, 8C's
+ * and 7C's 16. Then:
+ *   70C (A) goes to 0: [0, 70) is taken.
+ *   4C (B) goes to its first free start, 16 * 4.40625 = 70.5: [70.5, 74.5).
+ *   35Q (C) goes to 3 * 35.25 = 105.75: [105.75, 140.75).
+ */
+#define VGPU_MODE	GV_SIM_BUS "/devices/sim0/gpuvirt/vgpu_mode"
+
+static const char *const mixed_types[] = {
+	"H200-141C", "H200-70C", "H200-35C", "H200-28C", "H200-17C",
+	"H200-14C", "H200-8C", "H200-7C", "H200-4C", "H200-35Q",
+};
+
+static int vgpu_mode(char *buf, size_t len)
+{
+	int n = gv_read(VGPU_MODE, buf, len);
+
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return n;
+}
+
+static bool avail_is(struct __test_metadata *_metadata, const char *step,
+		     const int *want)
+{
+	bool ok = true;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(mixed_types); i++) {
+		int got = available(mixed_types[i]);
+
+		if (got != want[i]) {
+			TH_LOG("%s: %s has %d available, expected %d", step,
+			       mixed_types[i], got, want[i]);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+static void mixed_uuid(char *buf, size_t len, unsigned int i)
+{
+	snprintf(buf, len, "6a1f0b42-0000-4000-8000-0000000003%02u", i);
+}
+
+TEST_F(vgpu, mixed_size_mode)
+{
+	/* in the order of mixed_types */
+	static const int homog[] = { 1, 2, 4, 5, 8, 10, 16, 20, 32, 4 };
+	static const int empty[] = { 1, 2, 4, 4, 8, 8, 16, 16, 32, 4 };
+	static const int a[] = { 0, 1, 2, 2, 4, 4, 8, 8, 16, 2 };
+	static const int ab[] = { 0, 0, 1, 1, 3, 3, 7, 7, 15, 1 };
+	static const int abc[] = { 0, 0, 0, 0, 1, 1, 3, 3, 7, 0 };
+	static const int bc[] = { 0, 1, 2, 2, 5, 5, 11, 11, 23, 2 };
+	static const char *uuid_c = "6a1f0b42-0000-4000-8000-0000000003ff";
+	char mode[32], uuid[64];
+	unsigned int i;
+
+	ASSERT_TRUE(gv_exists(VGPU_MODE));
+	ASSERT_LT(0, vgpu_mode(mode, sizeof(mode)));
+	EXPECT_STREQ("homogeneous", mode);
+	EXPECT_TRUE(avail_is(_metadata, "homogeneous", homog));
+
+	/* no switch while a vGPU exists; the current mode is always fine */
+	ASSERT_EQ(0, vgpu_create("H200-70C", UUID_A));
+	EXPECT_EQ(-EBUSY, gv_write(VGPU_MODE, "mixed"));
+	EXPECT_EQ(0, gv_write(VGPU_MODE, "homogeneous"));
+	EXPECT_EQ(-EINVAL, gv_write(VGPU_MODE, "buddy"));
+	ASSERT_LT(0, vgpu_mode(mode, sizeof(mode)));
+	EXPECT_STREQ("homogeneous", mode);
+	ASSERT_EQ(0, vgpu_remove(UUID_A));
+
+	ASSERT_EQ(0, gv_write(VGPU_MODE, "mixed"));
+	ASSERT_LT(0, vgpu_mode(mode, sizeof(mode)));
+	EXPECT_STREQ("mixed", mode);
+	EXPECT_TRUE(avail_is(_metadata, "mixed, empty", empty));
+
+	ASSERT_EQ(0, vgpu_create("H200-70C", UUID_A));
+	EXPECT_TRUE(avail_is(_metadata, "70C", a));
+	ASSERT_EQ(0, vgpu_create("H200-4C", UUID_B));
+	EXPECT_TRUE(avail_is(_metadata, "70C+4C", ab));
+	ASSERT_EQ(0, vgpu_create("H200-35Q", uuid_c));
+	EXPECT_TRUE(avail_is(_metadata, "70C+4C+35Q", abc));
+	EXPECT_EQ(-EBUSY, gv_write(VGPU_MODE, "homogeneous"));
+	EXPECT_EQ(0, gv_write(VGPU_MODE, "mixed"));
+	ASSERT_LT(0, vgpu_mode(mode, sizeof(mode)));
+	EXPECT_STREQ("mixed", mode);
+	EXPECT_EQ(-ENOSPC, vgpu_create("H200-35C",
+				       "6a1f0b42-0000-4000-8000-0000000003fe"));
+
+	/* exact: as many 4C as announced fit, and not one more */
+	for (i = 0; i < (unsigned int)abc[8]; i++) {
+		mixed_uuid(uuid, sizeof(uuid), i);
+		ASSERT_EQ(0, vgpu_create("H200-4C", uuid)) TH_LOG("4C #%u", i);
+		EXPECT_EQ(abc[8] - 1 - (int)i, available("H200-4C"));
+	}
+	mixed_uuid(uuid, sizeof(uuid), i);
+	EXPECT_EQ(-ENOSPC, vgpu_create("H200-4C", uuid));
+	EXPECT_EQ(0, available("H200-17C"));
+	for (i = 0; i < (unsigned int)abc[8]; i++) {
+		mixed_uuid(uuid, sizeof(uuid), i);
+		ASSERT_EQ(0, vgpu_remove(uuid));
+	}
+	EXPECT_TRUE(avail_is(_metadata, "70C+4C+35Q again", abc));
+
+	/* removing frees exactly the removed slice */
+	ASSERT_EQ(0, vgpu_remove(UUID_A));
+	EXPECT_TRUE(avail_is(_metadata, "4C+35Q", bc));
+	ASSERT_EQ(0, vgpu_remove(UUID_B));
+	ASSERT_EQ(0, vgpu_remove(uuid_c));
+	EXPECT_TRUE(avail_is(_metadata, "mixed, empty again", empty));
+
+	/* back to homogeneous: one type per GPU again */
+	ASSERT_EQ(0, gv_write(VGPU_MODE, "homogeneous"));
+	EXPECT_TRUE(avail_is(_metadata, "homogeneous again", homog));
+	ASSERT_EQ(0, vgpu_create("H200-35C", UUID_A));
+	EXPECT_EQ(-EBUSY, vgpu_create("H200-4C", UUID_B));
+	EXPECT_EQ(0, available("H200-4C"));
+	ASSERT_EQ(0, vgpu_remove(UUID_A));
 }
 
 TEST_HARNESS_MAIN
