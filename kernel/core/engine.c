@@ -481,24 +481,22 @@ void gpuvirt_sched_remove(struct gpuvirt_vgpu *vgpu)
 }
 
 /**
- * gpuvirt_sched_lock_vgpu() - find a vGPU of a GPU by UUID, and lock it in
- * @mp: the GPU's mdev state
+ * gpuvirt_sched_find_locked() - find a vGPU of a GPU by UUID
+ * @s: the GPU's scheduler, its lock held; the vGPU stays in its slot (and
+ *	so alive) while the lock is
  * @uuid: the vGPU's UUID, as its device is named
  *
- * Return: the vGPU with the GPU's sched lock held, which keeps it in its
- * slot (and so alive) until the caller unlocks; or NULL, unlocked.
+ * Return: the vGPU or NULL.
  */
-struct gpuvirt_vgpu *gpuvirt_sched_lock_vgpu(struct gpuvirt_mdev_parent *mp,
-					     const char *uuid)
+struct gpuvirt_vgpu *gpuvirt_sched_find_locked(struct gpuvirt_sched *s,
+					       const char *uuid)
 {
-	struct gpuvirt_sched *s = &mp->sched;
 	unsigned int i;
 
-	spin_lock(&s->lock);
+	lockdep_assert_held(&s->lock);
 	for (i = 0; i < GPUVIRT_SP_SLOTS; i++)
 		if (s->vgpus[i] && !strcmp(dev_name(s->vgpus[i]->vdev.dev), uuid))
 			return s->vgpus[i];
-	spin_unlock(&s->lock);
 	return NULL;
 }
 
@@ -539,42 +537,47 @@ int gpuvirt_sched_vgpu_set_locked(struct gpuvirt_vgpu *vgpu, u32 weight,
 	return 0;
 }
 
-static int gpuvirt_sched_config(struct gpuvirt_sched *s, int err)
+/* After a configuration call, with the lock dropped: apply it now. */
+static int gpuvirt_sched_changed(struct gpuvirt_sched *s, int err)
 {
-	if (!err)
-		s->kicked = true;
-	spin_unlock(&s->lock);
-	if (!err)
+	if (!err) {
+		WRITE_ONCE(s->kicked, true);
 		wake_up(&s->wq);
+	}
 	return err;
 }
 
 int gpuvirt_sched_set_policy(struct gpuvirt_mdev_parent *mp, u32 policy)
 {
 	struct gpuvirt_sched *s = &mp->sched;
+	int err;
 
 	spin_lock(&s->lock);
-	return gpuvirt_sched_config(s, gpuvirt_sp_set_policy(&s->sp, policy,
-							     ktime_get_ns()));
+	err = gpuvirt_sp_set_policy(&s->sp, policy, ktime_get_ns());
+	spin_unlock(&s->lock);
+	return gpuvirt_sched_changed(s, err);
 }
 
 int gpuvirt_sched_set_slice(struct gpuvirt_mdev_parent *mp, u64 slice_ns)
 {
 	struct gpuvirt_sched *s = &mp->sched;
+	int err;
 
 	spin_lock(&s->lock);
-	return gpuvirt_sched_config(s, gpuvirt_sp_set_slice(&s->sp, slice_ns,
-							    ktime_get_ns()));
+	err = gpuvirt_sp_set_slice(&s->sp, slice_ns, ktime_get_ns());
+	spin_unlock(&s->lock);
+	return gpuvirt_sched_changed(s, err);
 }
 
 int gpuvirt_sched_set_weight(struct gpuvirt_vgpu *vgpu, u32 weight)
 {
 	struct gpuvirt_sched *s = &vgpu->mp->sched;
+	int err;
 
 	spin_lock(&s->lock);
-	return gpuvirt_sched_config(s, gpuvirt_sp_set_weight(&s->sp, vgpu->slot,
-							     weight,
-							     ktime_get_ns()));
+	err = gpuvirt_sp_set_weight(&s->sp, vgpu->slot, weight, ktime_get_ns());
+	spin_unlock(&s->lock);
+	return gpuvirt_sched_changed(s, err);
 }
 
 /* U32_MAX for either limit keeps its current value. */
@@ -582,15 +585,17 @@ int gpuvirt_sched_set_limits(struct gpuvirt_vgpu *vgpu, u32 min_pct,
 			     u32 max_pct)
 {
 	struct gpuvirt_sched *s = &vgpu->mp->sched;
+	int err;
 
 	spin_lock(&s->lock);
 	if (min_pct == U32_MAX)
 		min_pct = s->sp.slot[vgpu->slot].min_pct;
 	if (max_pct == U32_MAX)
 		max_pct = s->sp.slot[vgpu->slot].max_pct;
-	return gpuvirt_sched_config(s, gpuvirt_sp_set_limits(&s->sp, vgpu->slot,
-							     min_pct, max_pct,
-							     ktime_get_ns()));
+	err = gpuvirt_sp_set_limits(&s->sp, vgpu->slot, min_pct, max_pct,
+				    ktime_get_ns());
+	spin_unlock(&s->lock);
+	return gpuvirt_sched_changed(s, err);
 }
 
 /* Pick who runs next; NULL to stay idle for *@idle_ns. */

@@ -42,6 +42,33 @@ static struct genl_family gpuvirt_nl_family __ro_after_init = {
 static struct genl_multicast_group
 gpuvirt_nl_mcgrps_admin[ARRAY_SIZE(gpuvirt_nl_mcgrps)] __ro_after_init;
 
+/*
+ * What the generated policies cannot say about a request: the genetlink
+ * header's reserved field is zero, and no attribute comes twice (the
+ * parser would silently keep the last one).
+ */
+static int gpuvirt_nl_check_req(const struct nlmsghdr *nlh,
+				struct netlink_ext_ack *extack)
+{
+	const struct genlmsghdr *g = nlmsg_data(nlh);
+	DECLARE_BITMAP(seen, 64);
+	const struct nlattr *a;
+	int rem;
+
+	if (g->reserved) {
+		NL_SET_ERR_MSG(extack, "the genetlink header's reserved field must be 0");
+		return -EINVAL;
+	}
+	bitmap_zero(seen, 64);
+	nlmsg_for_each_attr(a, nlh, GENL_HDRLEN, rem) {
+		if (nla_type(a) < 64 && __test_and_set_bit(nla_type(a), seen)) {
+			NL_SET_ERR_MSG_ATTR(extack, a, "attribute given twice");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static int gpuvirt_nl_gpu_fill(struct sk_buff *skb, struct gpuvirt_gpu *gpu,
 			       u32 portid, u32 seq, int flags, u8 cmd)
 {
@@ -75,6 +102,10 @@ int gpuvirt_nl_gpu_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	u32 id;
 	int err;
+
+	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
+	if (err)
+		return err;
 
 	if (GENL_REQ_ATTR_CHECK(info, GPUVIRT_A_GPU_ID)) {
 		NL_SET_ERR_MSG(info->extack, "GPU id is required");
@@ -122,6 +153,9 @@ int gpuvirt_nl_gpu_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 	if (cb->args[1])
 		return 0;
+	err = gpuvirt_nl_check_req(cb->nlh, cb->extack);
+	if (err)
+		return err;
 
 	mutex_lock(&gpuvirt_registry.lock);
 	xa_for_each_start(&gpuvirt_registry.gpus, id, gpu, cb->args[0]) {
@@ -279,6 +313,10 @@ int gpuvirt_nl_type_get_doit(struct sk_buff *skb, struct genl_info *info)
 	unsigned int i;
 	int err;
 
+	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
+	if (err)
+		return err;
+
 	if (GENL_REQ_ATTR_CHECK(info, GPUVIRT_A_TYPE_NAME)) {
 		NL_SET_ERR_MSG(info->extack, "type name is required");
 		return -EINVAL;
@@ -327,6 +365,9 @@ int gpuvirt_nl_type_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 	if (cb->args[2])
 		return 0;
+	err = gpuvirt_nl_check_req(cb->nlh, cb->extack);
+	if (err)
+		return err;
 	gpuvirt_nl_dump_begin(cb, &d);
 	mutex_lock(&gpuvirt_registry.lock);
 	xa_for_each_start(&gpuvirt_registry.gpus, d.gpu_id, gpu, d.gpu_id) {
@@ -420,57 +461,67 @@ static int gpuvirt_nl_vgpu_fill(struct sk_buff *skb, struct gpuvirt_vgpu *vgpu,
 }
 
 /*
- * Find the vGPU named by GPUVIRT_A_VGPU_UUID. On success the registry lock
- * and the vGPU's sched lock are held; the caller drops them with
- * gpuvirt_nl_vgpu_put().
+ * Run @fn on the vGPU named by GPUVIRT_A_VGPU_UUID, under the registry
+ * lock and the vGPU's sched lock, which keep it alive; @fn must not sleep.
+ * Returns what @fn returned, or an error with extack when there is no
+ * such vGPU.
  */
-static struct gpuvirt_vgpu *gpuvirt_nl_vgpu_lookup(struct genl_info *info)
+static int gpuvirt_nl_vgpu_apply(struct genl_info *info,
+				 int (*fn)(struct gpuvirt_vgpu *vgpu,
+					   struct genl_info *info, void *arg),
+				 void *arg)
 {
 	struct nlattr *attr = info->attrs[GPUVIRT_A_VGPU_UUID];
-	struct gpuvirt_vgpu *vgpu;
+	struct gpuvirt_vgpu *vgpu = NULL;
 	struct gpuvirt_gpu *gpu;
 	unsigned long id;
+	int err = 0;
 
 	if (GENL_REQ_ATTR_CHECK(info, GPUVIRT_A_VGPU_UUID)) {
 		NL_SET_ERR_MSG(info->extack, "vGPU UUID is required");
-		return ERR_PTR(-EINVAL);
+		return -EINVAL;
 	}
 	mutex_lock(&gpuvirt_registry.lock);
 	xa_for_each(&gpuvirt_registry.gpus, id, gpu) {
 		if (!gpu->mdev)
 			continue;
-		vgpu = gpuvirt_sched_lock_vgpu(gpu->mdev, nla_data(attr));
+		spin_lock(&gpu->mdev->sched.lock);
+		vgpu = gpuvirt_sched_find_locked(&gpu->mdev->sched,
+						 nla_data(attr));
 		if (vgpu)
-			return vgpu;
+			err = fn(vgpu, info, arg);
+		spin_unlock(&gpu->mdev->sched.lock);
+		if (vgpu)
+			break;
 	}
 	mutex_unlock(&gpuvirt_registry.lock);
-	NL_SET_ERR_MSG_ATTR(info->extack, attr, "no vGPU with this UUID");
-	return ERR_PTR(-ENOENT);
+	if (!vgpu) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr, "no vGPU with this UUID");
+		return -ENOENT;
+	}
+	return err;
 }
 
-static void gpuvirt_nl_vgpu_put(struct gpuvirt_vgpu *vgpu)
+static int gpuvirt_nl_vgpu_get_one(struct gpuvirt_vgpu *vgpu,
+				   struct genl_info *info, void *msg)
 {
-	spin_unlock(&vgpu->mp->sched.lock);
-	mutex_unlock(&gpuvirt_registry.lock);
+	return gpuvirt_nl_vgpu_fill(msg, vgpu, info->snd_portid, info->snd_seq,
+				    0, GPUVIRT_CMD_VGPU_GET, NULL);
 }
 
 int gpuvirt_nl_vgpu_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct gpuvirt_vgpu *vgpu;
 	struct sk_buff *msg;
 	int err;
+
+	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
+	if (err)
+		return err;
 
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	vgpu = gpuvirt_nl_vgpu_lookup(info);
-	if (IS_ERR(vgpu)) {
-		nlmsg_free(msg);
-		return PTR_ERR(vgpu);
-	}
-	err = gpuvirt_nl_vgpu_fill(msg, vgpu, info->snd_portid, info->snd_seq,
-				   0, GPUVIRT_CMD_VGPU_GET, NULL);
-	gpuvirt_nl_vgpu_put(vgpu);
+	err = gpuvirt_nl_vgpu_apply(info, gpuvirt_nl_vgpu_get_one, msg);
 	if (err) {
 		nlmsg_free(msg);
 		return err;
@@ -488,6 +539,9 @@ int gpuvirt_nl_vgpu_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 	if (cb->args[2])
 		return 0;
+	err = gpuvirt_nl_check_req(cb->nlh, cb->extack);
+	if (err)
+		return err;
 	gpuvirt_nl_dump_begin(cb, &d);
 	mutex_lock(&gpuvirt_registry.lock);
 	xa_for_each_start(&gpuvirt_registry.gpus, d.gpu_id, gpu, d.gpu_id) {
@@ -521,48 +575,58 @@ static u32 gpuvirt_nl_u32_or(struct genl_info *info, unsigned int attr,
 	return info->attrs[attr] ? nla_get_u32(info->attrs[attr]) : dflt;
 }
 
-int gpuvirt_nl_vgpu_set_doit(struct sk_buff *skb, struct genl_info *info)
+/* vgpu-set on one vGPU; the notification is built under the same lock. */
+static int gpuvirt_nl_vgpu_set_one(struct gpuvirt_vgpu *vgpu,
+				   struct genl_info *info, void *ntf)
 {
-	struct gpuvirt_vgpu *vgpu;
 	u32 weight, min_pct, max_pct;
-	struct sk_buff *ntf;
 	int err;
 
-	/* the notification is built under the lock that keeps vgpu alive */
-	ntf = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!ntf)
-		return -ENOMEM;
-	vgpu = gpuvirt_nl_vgpu_lookup(info);
-	if (IS_ERR(vgpu)) {
-		nlmsg_free(ntf);
-		return PTR_ERR(vgpu);
-	}
 	weight = gpuvirt_nl_u32_or(info, GPUVIRT_A_VGPU_WEIGHT, U32_MAX);
 	min_pct = gpuvirt_nl_u32_or(info, GPUVIRT_A_VGPU_MIN_PCT, U32_MAX);
 	max_pct = gpuvirt_nl_u32_or(info, GPUVIRT_A_VGPU_MAX_PCT, U32_MAX);
 	err = gpuvirt_sched_vgpu_set_locked(vgpu, weight, min_pct, max_pct);
-	if (err) {
-		gpuvirt_nl_vgpu_put(vgpu);
-		nlmsg_free(ntf);
-		if (err == -ENOSPC)
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    info->attrs[GPUVIRT_A_VGPU_MIN_PCT],
-					    "the minimums of the GPU's vGPUs would add up past 100%");
-		else
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    info->attrs[GPUVIRT_A_VGPU_MIN_PCT] ?:
-					    info->attrs[GPUVIRT_A_VGPU_MAX_PCT],
-					    "min-pct must not be above max-pct");
+	if (err == -ENOSPC) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[GPUVIRT_A_VGPU_MIN_PCT],
+				    "the minimums of the GPU's vGPUs would add up past 100%");
 		return err;
 	}
-	err = gpuvirt_nl_vgpu_fill(ntf, vgpu, 0, 0, 0,
-				   GPUVIRT_CMD_VGPU_CHANGE_NTF, NULL);
-	gpuvirt_nl_vgpu_put(vgpu);
+	if (err) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[GPUVIRT_A_VGPU_MIN_PCT] ?:
+				    info->attrs[GPUVIRT_A_VGPU_MAX_PCT],
+				    "min-pct must not be above max-pct");
+		return err;
+	}
+	/*
+	 * A notification that does not fit leaves ntf empty and is dropped;
+	 * the change stands.
+	 */
+	gpuvirt_nl_vgpu_fill(ntf, vgpu, 0, 0, 0, GPUVIRT_CMD_VGPU_CHANGE_NTF,
+			     NULL);
+	return 0;
+}
+
+int gpuvirt_nl_vgpu_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *ntf;
+	int err;
+
+	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
 	if (err)
+		return err;
+
+	ntf = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!ntf)
+		return -ENOMEM;
+	err = gpuvirt_nl_vgpu_apply(info, gpuvirt_nl_vgpu_set_one, ntf);
+	if (err || !ntf->len) {
 		nlmsg_free(ntf);
-	else
-		genlmsg_multicast(&gpuvirt_nl_family, ntf, 0,
-				  GPUVIRT_NLGRP_MONITOR, GFP_KERNEL);
+		return err;
+	}
+	genlmsg_multicast(&gpuvirt_nl_family, ntf, 0, GPUVIRT_NLGRP_MONITOR,
+			  GFP_KERNEL);
 	return 0;
 }
 
@@ -646,6 +710,10 @@ int gpuvirt_nl_sched_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	int err;
 
+	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
+	if (err)
+		return err;
+
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -672,6 +740,9 @@ int gpuvirt_nl_sched_get_dumpit(struct sk_buff *skb,
 
 	if (cb->args[2])
 		return 0;
+	err = gpuvirt_nl_check_req(cb->nlh, cb->extack);
+	if (err)
+		return err;
 	gpuvirt_nl_dump_begin(cb, &d);
 	mutex_lock(&gpuvirt_registry.lock);
 	xa_for_each_start(&gpuvirt_registry.gpus, d.gpu_id, gpu, d.gpu_id) {
@@ -693,7 +764,11 @@ int gpuvirt_nl_sched_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *slice = info->attrs[GPUVIRT_A_SCHED_TIMESLICE_US];
 	struct nlattr *policy = info->attrs[GPUVIRT_A_SCHED_POLICY];
 	struct gpuvirt_gpu *gpu;
-	int err = 0;
+	int err;
+
+	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
+	if (err)
+		return err;
 
 	if (!slice && !policy) {
 		NL_SET_ERR_MSG(info->extack, "nothing to set: give policy or timeslice-us");

@@ -107,9 +107,30 @@ static inline int ctl_err_cb(const struct nlmsghdr *nlh, void *data)
 	return err_cb(nlh, ((struct nl_ctx *)data)->nl);
 }
 
+/*
+ * The end of a dump; a dump that failed after it started carries its
+ * errno here, and its extack after it.
+ */
 static inline int ctl_done_cb(const struct nlmsghdr *nlh, void *data)
 {
-	return MNL_CB_STOP;
+	struct nl *nl = ((struct nl_ctx *)data)->nl;
+	const struct nlattr *a;
+	int err;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(int))
+		return MNL_CB_STOP;
+	memcpy(&err, mnl_nlmsg_get_payload(nlh), sizeof(int));
+	if (err >= 0)
+		return MNL_CB_STOP;
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
+		mnl_attr_for_each(a, nlh, sizeof(int)) {
+			if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG)
+				snprintf(nl->ext_msg, sizeof(nl->ext_msg), "%s",
+					 mnl_attr_get_str(a));
+		}
+	}
+	errno = -err;
+	return MNL_CB_ERROR;
 }
 
 /* Send a request and run callbacks over the replies; 0 or -errno. */
