@@ -20,6 +20,95 @@ run() {
 	echo
 }
 
+KNOBS=/sys/bus/gpuvirt_sim/devices/sim0/gpuvirt
+DBG=/sys/kernel/debug/gpuvirt/gpus/sim0
+LOAD=$BIN/selftests/vm/vgpu_load
+read -r U1 U2 U3 <<<"$UUIDS"
+
+# The scheduler's counters, all read by one grep so that they are read
+# within a moment of each other: "<file>:<key>: <value>" lines.
+counters() {
+	grep -H -E '^(busy_ns|idle_ns|run_ns):' "$DBG/sched" "$DBG"/vgpus/*/sched
+}
+
+# val COUNTERS FILE KEY: KEY's value in FILE, from a counters() output
+val() {
+	sed -n "s|^$2:$3: *||p" <<<"$1"
+}
+
+pct() {
+	awk -v a="$1" -v t="$2" 'BEGIN { printf "%5.1f", t ? 100 * a / t : 0 }'
+}
+
+# One policy for SECS seconds of the running load, and what each vGPU got:
+# its run time over the GPU's busy + idle time, from the core's debugfs.
+policy_window() {
+	local policy=$1 secs=$2 u i c0 c1 busy idle run
+	local -a what=("busy" "busy" "open, idle")
+
+	echo "\$ echo $policy > $KNOBS/sched_policy; sleep $secs"
+	echo "$policy" >"$KNOBS/sched_policy"
+	sleep 0.3	# applies at the next decision; let the shares settle
+	c0=$(counters)
+	sleep "$secs"
+	c1=$(counters)
+	busy=$(($(val "$c1" "$DBG/sched" busy_ns) - $(val "$c0" "$DBG/sched" busy_ns)))
+	idle=$(($(val "$c1" "$DBG/sched" idle_ns) - $(val "$c0" "$DBG/sched" idle_ns)))
+	printf '  %-38s %-11s %s\n' "vGPU ($policy)" "load" "share of the engine"
+	i=0
+	for u in $UUIDS; do
+		run=$(($(val "$c1" "$DBG/vgpus/$u/sched" run_ns) -
+		       $(val "$c0" "$DBG/vgpus/$u/sched" run_ns)))
+		printf '  %-38s %-11s %s %%\n' "$u" "${what[i]}" "$(pct $run $((busy + idle)))"
+		i=$((i + 1))
+	done
+	printf '  %-38s %-11s %s %%  (idle %s %%)\n' "GPU sim0" "" \
+		"$(pct $busy $((busy + idle)))" "$(pct $idle $((busy + idle)))"
+	echo
+}
+
+# Two policies side by side on the same load: two vGPUs busy with COMPUTE
+# packets (vgpu_load), the third opened by a client that submits nothing.
+policies_side_by_side() {
+	local loads=() u n
+
+	if [ ! -e "$KNOBS/sched_policy" ] || [ ! -x "$LOAD" ]; then
+		echo "(no scheduler in this build, or no vgpu_load: no policy comparison)"
+		echo
+		return 0
+	fi
+	echo "== scheduling policies: the same load under equal-share, then best-effort =="
+	echo "\$ vgpu_load $U1 &  vgpu_load $U2 &  vgpu_load --idle $U3 &"
+	"$LOAD" "$U1" --seconds 60 --compute-us 2000 --ready /tmp/demo-ready.1 &
+	loads+=($!)
+	"$LOAD" "$U2" --seconds 60 --compute-us 2000 --ready /tmp/demo-ready.2 &
+	loads+=($!)
+	"$LOAD" "$U3" --seconds 60 --idle --ready /tmp/demo-ready.3 &
+	loads+=($!)
+	for n in 1 2 3; do
+		for _ in $(seq 100); do
+			[ -e /tmp/demo-ready.$n ] && break
+			sleep 0.1
+		done
+	done
+	echo
+	echo "equal-share: each open vGPU gets at most 1/3; the idle one's third stays idle"
+	policy_window equal-share 3
+	echo "best-effort: work-conserving round robin over the vGPUs that have work"
+	policy_window best-effort 3
+	run cat "$DBG/sched"
+	run cat "$DBG/vgpus/$U1/sched"
+	echo "\$ kill -TERM <the vgpu_load clients>  # each drains, checks every result, reports"
+	for u in "${loads[@]}"; do
+		kill -TERM "$u"
+	done
+	for u in "${loads[@]}"; do
+		wait "$u"
+	done
+	rm -f /tmp/demo-ready.*
+	echo
+}
+
 echo "== gpuvirt demo on $(uname -r) =="
 run modprobe -a mdev vfio_iommu_type1 vfio_pci_core
 run insmod "$KO/kernel/core/gpuvirt.ko"
@@ -50,6 +139,7 @@ for p in $pids; do
 done
 echo
 run cat /sys/kernel/debug/gpuvirt_sim/sim0/vram
+policies_side_by_side
 for u in $UUIDS; do
 	run sh -c "echo 1 > /sys/bus/mdev/devices/$u/remove"
 done

@@ -329,13 +329,21 @@ struct gpuvirt_turn {
 	bool preempted;
 };
 
-/* One turn: run the vGPU's packets for up to @slice_ns of engine time. */
+/*
+ * One turn: run the vGPU's packets for up to @slice_ns of engine time, and
+ * of wall time too. The vGPU is charged the wall time it held the engines;
+ * when the host is slower than the model (the thread lost its CPU, or the
+ * emulation is slow), a turn bounded by modelled work alone would last,
+ * and be charged, several slices, and a capped vGPU would get more than
+ * its cap before the policy could stop it.
+ */
 static void gpuvirt_engine_turn(struct gpuvirt_vgpu *vgpu, u64 start,
 				u64 slice_ns, struct gpuvirt_turn *t)
 {
 	bool more = true;
 
-	while (t->work_ns < slice_ns && !kthread_should_stop()) {
+	while (t->work_ns < slice_ns && ktime_get_ns() - start < slice_ns &&
+	       !kthread_should_stop()) {
 		mutex_lock(&vgpu->lock);
 		more = gpuvirt_engine_step(vgpu,
 					   min(slice_ns - t->work_ns,
@@ -348,7 +356,7 @@ static void gpuvirt_engine_turn(struct gpuvirt_vgpu *vgpu, u64 start,
 		cond_resched();
 	}
 	gpuvirt_engine_pace(start + t->work_ns, 0);
-	t->preempted = more && t->work_ns >= slice_ns;
+	t->preempted = more;
 }
 
 static unsigned int gpuvirt_wait_bucket(u64 wait_ns)
@@ -684,14 +692,18 @@ static int gpuvirt_engine_thread(void *data)
 
 	while (!kthread_should_stop()) {
 		struct gpuvirt_turn t = {};
+		u64 t0 = ktime_get_ns();
 
 		vgpu = gpuvirt_sched_pick(s, &slice_ns, &idle_ns);
+		WRITE_ONCE(s->decide_ns, s->decide_ns + ktime_get_ns() - t0);
 		if (!vgpu) {
 			gpuvirt_sched_idle(s, idle_ns);
 			continue;
 		}
 		gpuvirt_engine_turn(vgpu, READ_ONCE(s->mark_ns), slice_ns, &t);
+		t0 = ktime_get_ns();
 		gpuvirt_sched_put(s, vgpu, &t);
+		WRITE_ONCE(s->decide_ns, s->decide_ns + ktime_get_ns() - t0);
 	}
 	return 0;
 }

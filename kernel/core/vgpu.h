@@ -38,6 +38,9 @@ struct gpuvirt_vgpu;
  * @idle_ns: time no vGPU did, including @switch_ns
  * @switch_ns: the part of @idle_ns spent between turns deciding who is next
  * @switches: turns that went to another vGPU than the one before
+ * @decide_ns: CPU time the engine thread spent deciding and accounting
+ *	(the scheduler's own cost, apart from running the work); written
+ *	by the engine thread only
  */
 struct gpuvirt_sched {
 	spinlock_t lock;	/* see above */
@@ -54,6 +57,7 @@ struct gpuvirt_sched {
 	u64 idle_ns;
 	u64 switch_ns;
 	u64 switches;
+	u64 decide_ns;
 };
 
 /**

@@ -1,0 +1,307 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Guest side of the scheduler benchmark: runs inside the test VM
+# (bench/sched/run.sh boots it through selftests/vm-run.sh --cmd), cwd = the
+# repo, which is read-only here; scratch files go to /tmp.
+#
+# Loads the modules, creates a simulated H200 with eight H200-17C vGPUs
+# (max_instances 8) and measures the scheduler with real VFIO clients
+# (build/user/selftests/vm/vgpu_load, one process per vGPU). Prints one
+# line per measure, "row<TAB>measure<TAB>run in<TAB>value<TAB>goal<TAB>met",
+# the format of bench/sched/policy_sim, and "note: ..." lines. Every value is
+# a ratio; see bench/sched/README.md for the definitions.
+#
+# Usage: bench/sched/run-guest.sh [WINDOW_S]   (default 10)
+set -euo pipefail
+
+cd "${GPUVIRT_SRC:-.}"
+KVER=${KVER:-$(uname -r)}
+KO=${GPUVIRT_KO_DIR:-build/$KVER}
+LOAD=build/user/selftests/vm/vgpu_load
+WIN=${1:-10}
+GPU=sim0
+N=8
+TYPE=/sys/class/mdev_bus/$GPU/mdev_supported_types/gpuvirt_sim-H200-17C
+KNOBS=/sys/bus/gpuvirt_sim/devices/$GPU/gpuvirt
+DBG=/sys/kernel/debug/gpuvirt/gpus/$GPU
+RUN_IN="VM ${KVER%%-*}"
+TMP=$(mktemp -d /tmp/bench-sched.XXXXXX)
+UUIDS=()
+for i in $(seq 1 $N); do
+	UUIDS+=("$(printf 'b5c4ed00-0000-4000-8000-%012x' "$i")")
+done
+PIDS=()
+M_SHARE="share error, equal-share, 8 busy (largest deviation from 1/8)"
+M_WC="work conservation, best-effort, 8 bursty (busy / some vGPU has work)"
+M_ISO="isolation, fixed-share (victim work with 7 noisy / alone)"
+M_ISO_T="isolation, fixed-share (victim engine time with 7 noisy / alone)"
+M_SW="switch overhead, best-effort, 1 ms slices, 8 busy (idle / engine time)"
+M_CPU="scheduler CPU, 1 ms slices, 8 busy (deciding and accounting, % of a core)"
+M_ENG="engine thread CPU, 1 ms slices, 8 busy (scheduler + simulated execution, % of a core)"
+
+note() { echo "note: $*"; }
+
+# row MEASURE VALUE GOAL MET; a measure during which a client failed (a
+# wrong result, a lost packet) has not met its goal, whatever its value
+CLIENT_FAILED=0
+row() {
+	local m=$4
+	[ $CLIENT_FAILED -eq 0 ] || m="no (a client failed)"
+	printf 'row\t%s\t%s\t%s\t%s\t%s\n' "$1" "$RUN_IN" "$2" "$3" "$m"
+	CLIENT_FAILED=0
+}
+
+stop_loads() {
+	local p rc=0
+	for p in ${PIDS[@]+"${PIDS[@]}"}; do
+		kill -TERM "$p" 2>/dev/null || true
+	done
+	for p in ${PIDS[@]+"${PIDS[@]}"}; do
+		wait "$p" || rc=1
+	done
+	PIDS=()
+	return $rc
+}
+
+cleanup() {
+	local u
+	for p in ${PIDS[@]+"${PIDS[@]}"}; do
+		kill -KILL "$p" 2>/dev/null || true
+	done
+	wait 2>/dev/null || true
+	for u in "${UUIDS[@]}"; do
+		[ -e "/sys/bus/mdev/devices/$u/remove" ] && echo 1 >"/sys/bus/mdev/devices/$u/remove"
+	done
+	[ -e /sys/class/mdev_bus/$GPU ] && echo 0 >/sys/bus/gpuvirt_sim/del_device
+	rmmod gpuvirt_sim gpuvirt 2>/dev/null || true
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# NOW = CLOCK_REALTIME in ns, the clock of vgpu_load's traces, read without
+# a fork (a fork costs ms under TCG, which would blur the window's ends).
+stamp() {
+	local t=${EPOCHREALTIME/,/.}
+	NOW=$((${t%.*} * 1000000000 + 10#${t#*.} * 1000))
+}
+
+# Snapshot of the GPU and its vGPUs into $TMP/snap.NAME, "key value" lines,
+# the vGPUs' keys as run_ns:UUID. All counters are read by one grep, so
+# that they are read within a moment of each other.
+snap() {
+	local t0
+	stamp
+	t0=$NOW
+	{
+		grep -H -E '^(busy_ns|idle_ns|switches|switch_ns|decide_ns|run_ns|work_ns):' \
+			"$DBG/sched" "${VSCHED[@]}" |
+			sed -E 's|^.*/vgpus/([^/]*)/sched:([a-z_]*): *|\2:\1 |; s|^.*/sched:([a-z_]*): *|\1 |'
+		stamp
+		# the time of the counters: between the reads before and after
+		echo "t $(((t0 + NOW) / 2))"
+		echo "cpu $(kthread_ticks)"
+	} >"$TMP/snap.$1"
+}
+
+# delta A B KEY: B's value minus A's
+delta() {
+	awk -v k="$3" '$1 == k { v[FILENAME] = $2 }
+		END { printf "%.0f\n", v[ARGV[2]] - v[ARGV[1]] }' "$TMP/snap.$1" "$TMP/snap.$2"
+}
+
+# The pids of the GPU's engine thread(s), "gpuvirt/sim0"; no forks.
+engine_pids() {
+	local p c
+	for p in /proc/[0-9]*; do
+		{ read -r c <"$p/comm"; } 2>/dev/null || continue
+		case $c in
+		"gpuvirt/$GPU"|"gpuvirt/$GPU/"*) echo "${p#/proc/}" ;;
+		esac
+	done
+}
+
+# CPU ticks (utime + stime) of the engine thread(s); no forks.
+kthread_ticks() {
+	local p stat sum=0 f
+	for p in ${EPIDS[@]+"${EPIDS[@]}"}; do
+		{ read -r stat <"/proc/$p/stat"; } 2>/dev/null || continue
+		# after "(comm) ": state is f[0], utime f[11], stime f[12]
+		read -r -a f <<<"${stat##*) }"
+		sum=$((sum + f[11] + f[12]))
+	done
+	echo $sum
+}
+
+# start_load I ARGS...: vgpu_load on vGPU I in the background
+start_load() {
+	local i=$1
+	shift
+	rm -f "$TMP/ready.$i"
+	"$LOAD" "${UUIDS[i]}" --quiet --ready "$TMP/ready.$i" "$@" &
+	PIDS+=($!)
+}
+
+# Wait until every load rang its first doorbell, then 300 ms of warm-up.
+wait_ready() {
+	local i
+	for i in "$@"; do
+		for _ in $(seq 300); do
+			[ -e "$TMP/ready.$i" ] && break
+			sleep 0.1
+		done
+		[ -e "$TMP/ready.$i" ] || { note "vgpu_load $i never started"; return 1; }
+	done
+	sleep 0.3
+}
+
+# met VALUE OP GOAL -> yes/no
+met() {
+	awk -v v="$1" -v g="$3" -v op="$2" 'BEGIN {
+		ok = (op == "<=") ? (v <= g) : (v >= g); print ok ? "yes" : "no" }'
+}
+
+# ---- set-up ----
+note "kernel $KVER, $(nproc) CPUs, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+[ -x "$LOAD" ] || { note "missing $LOAD: run bench/sched/run.sh on the host"; exit 1; }
+modprobe -a vfio mdev vfio_iommu_type1
+insmod "$KO/kernel/core/gpuvirt.ko"
+insmod "$KO/kernel/sim/gpuvirt_sim.ko"
+echo "0 h200-141gb" >/sys/bus/gpuvirt_sim/new_device
+for u in "${UUIDS[@]}"; do
+	echo "$u" >"$TYPE/create"
+done
+if [ ! -e "$KNOBS/sched_policy" ] || [ ! -e "$DBG/sched" ]; then
+	note "no scheduler in this build ($KNOBS/sched_policy or $DBG/sched missing)"
+	for m in "$M_SHARE" "$M_WC" "$M_ISO" "$M_ISO_T" "$M_SW" "$M_CPU"; do
+		row "$m" "n/a" "-" "no"
+	done
+	exit 1
+fi
+note "simulated H200 $GPU, $N x H200-17C, window $WIN s"
+VSCHED=()
+for u in "${UUIDS[@]}"; do
+	VSCHED+=("$DBG/vgpus/$u/sched")
+done
+mapfile -t EPIDS < <(engine_pids)
+[ ${#EPIDS[@]} -gt 0 ] || note "no engine thread gpuvirt/$GPU found: the CPU row is 0"
+mapfile -t ALL < <(seq 0 $((N - 1)))
+NEIGHBOURS=("${ALL[@]:1}")
+
+# ---- 1. share error: equal-share, all eight busy ----
+echo equal-share >"$KNOBS/sched_policy"
+echo 0 >"$KNOBS/sched_slice_us"
+for i in "${ALL[@]}"; do
+	start_load "$i" --seconds 300 --compute-us 2000
+done
+wait_ready "${ALL[@]}"
+snap a
+sleep "$WIN"
+snap b
+stop_loads || { note "share error: a vgpu_load reported a failure"; CLIENT_FAILED=1; }
+total=$(( $(delta a b busy_ns) + $(delta a b idle_ns) ))
+err=0
+for i in "${ALL[@]}"; do
+	err=$(awk -v r="$(delta a b "run_ns:${UUIDS[i]}")" -v t="$total" -v e="$err" -v n=$N 'BEGIN {
+		d = 100 * r / t - 100 / n; if (d < 0) d = -d; printf "%.2f", (d > e) ? d : e }')
+done
+busy=$(awk -v b="$(delta a b busy_ns)" -v t="$total" 'BEGIN { printf "%.1f", 100 * b / t }')
+note "equal-share, 8 busy: GPU busy $busy %"
+row "$M_SHARE" "$err pp" "report" "info"
+
+# ---- 2. work conservation: best-effort, bursty loads ----
+echo best-effort >"$KNOBS/sched_policy"
+for i in "${ALL[@]}"; do
+	start_load "$i" --seconds 300 --compute-us 1000 --depth-us 10000 \
+		--burst-ms 100:700 --trace "$TMP/trace.$i"
+done
+wait_ready "${ALL[@]}"
+snap a
+grep -h '^wait_hist_us:' "${VSCHED[@]}" >"$TMP/waits.a"
+sleep "$WIN"
+snap b
+grep -h '^wait_hist_us:' "${VSCHED[@]}" >"$TMP/waits.b"
+stop_loads || { note "work conservation: a vgpu_load reported a failure"; CLIENT_FAILED=1; }
+t0=$(awk '$1 == "t" { print $2 }' "$TMP/snap.a")
+t1=$(awk '$1 == "t" { print $2 }' "$TMP/snap.b")
+# the union of the intervals in which some vGPU had work, inside [t0, t1]
+union=$(cat "$TMP"/trace.* | awk -v t0="$t0" -v t1="$t1" '{
+		s = $1; e = $2; if (s < t0) s = t0; if (e > t1) e = t1
+		if (e > s) printf "%.0f %.0f\n", s, e }' | sort -n -k1,1 |
+	awk 'NR == 1 { s = $1; e = $2; next }
+		{ if ($1 <= e) { if ($2 > e) e = $2 } else { tot += e - s; s = $1; e = $2 } }
+		END { if (NR) tot += e - s; printf "%.0f\n", tot }')
+wc=$(awk -v b="$(delta a b busy_ns)" -v u="$union" 'BEGIN { printf "%.1f", u ? 100 * b / u : 0 }')
+note "bursty: some vGPU had work $(awk -v u="$union" -v w="$((t1 - t0))" 'BEGIN { printf "%.1f", 100 * u / w }') % of the window"
+# doorbell-to-first-run waits in the window, all vGPUs: "<=B us: N" per bucket
+note "bursty: waits $(awk '{ for (i = 2; i <= NF; i++) { split($i, kv, ":")
+		if (FILENAME == ARGV[1]) n[kv[1]] -= kv[2]; else n[kv[1]] += kv[2]
+		if (!(kv[1] in seen)) { seen[kv[1]] = 1; order[++k] = kv[1] } } }
+	END { for (i = 1; i <= k; i++) printf "%s%s:%d", (i > 1 ? " " : ""), order[i], n[order[i]] }' \
+	"$TMP/waits.a" "$TMP/waits.b") (bucket B counts waits <= B us)"
+row "$M_WC" "$wc %" ">= 99 %" "$(met "$wc" ">=" 99)"
+
+# ---- 3. isolation: fixed-share, victim alone vs with 7 noisy neighbours ----
+# The victim's modelled work completed per unit of engine (wall) time, over
+# a window alone and a window of the same length with its neighbours busy,
+# both in steady state: the clients' start-up and drain stay outside.
+echo fixed-share >"$KNOBS/sched_policy"
+v=${UUIDS[0]}
+start_load 0 --seconds 300 --compute-us 2000
+wait_ready 0
+snap ia
+sleep "$WIN"
+snap ib
+for i in "${NEIGHBOURS[@]}"; do
+	start_load "$i" --seconds 300 --compute-us 2000
+done
+wait_ready "${NEIGHBOURS[@]}"
+snap na
+sleep "$WIN"
+snap nb
+stop_loads || { note "isolation: a vgpu_load reported a failure"; CLIENT_FAILED=1; }
+# rate PHASE KEY: KEY's delta for the victim over the phase's engine time
+rate() {
+	awk -v x="$(delta "${1}a" "${1}b" "$2:$v")" \
+		-v t="$(($(delta "${1}a" "${1}b" busy_ns) + $(delta "${1}a" "${1}b" idle_ns)))" \
+		'BEGIN { printf "%.6f", t ? x / t : 0 }'
+}
+iso=$(awk -v a="$(rate i work_ns)" -v b="$(rate n work_ns)" 'BEGIN { printf "%.3f", a ? b / a : 0 }')
+for ph in i n; do
+	note "isolation, victim $([ $ph = i ] && echo alone || echo "with neighbours"):" \
+		"$(awk -v r="$(rate $ph run_ns)" -v w="$(rate $ph work_ns)" 'BEGIN {
+			printf "%.1f %% of engine time, modelled work / run time %.2f",
+			       100 * r, r ? w / r : 0 }')"
+done
+failed=$CLIENT_FAILED
+row "$M_ISO" "$iso" ">= 0.99" "$(met "$iso" ">=" 0.99)"
+iso=$(awk -v a="$(rate i run_ns)" -v b="$(rate n run_ns)" 'BEGIN { printf "%.3f", a ? b / a : 0 }')
+CLIENT_FAILED=$failed
+row "$M_ISO_T" "$iso" ">= 0.99" "$(met "$iso" ">=" 0.99)"
+
+# ---- 4. switch overhead and 5. scheduler CPU: best-effort, 1 ms slices ----
+echo best-effort >"$KNOBS/sched_policy"
+echo 1000 >"$KNOBS/sched_slice_us"
+for i in "${ALL[@]}"; do
+	start_load "$i" --seconds 300 --compute-us 5000
+done
+wait_ready "${ALL[@]}"
+snap a
+sleep "$WIN"
+snap b
+stop_loads || { note "switch overhead: a vgpu_load reported a failure"; CLIENT_FAILED=1; }
+echo 0 >"$KNOBS/sched_slice_us"
+idle=$(delta a b idle_ns)
+total=$(( $(delta a b busy_ns) + idle ))
+sw=$(delta a b switches)
+ovh=$(awk -v i="$idle" -v t="$total" 'BEGIN { printf "%.2f", 100 * i / t }')
+note "1 ms slices, 8 busy: $sw switches in the window; the core's own switch_ns says $(awk \
+	-v s="$(delta a b switch_ns)" -v t="$total" 'BEGIN { printf "%.2f", 100 * s / t }') % of engine time"
+row "$M_SW" "$ovh %" "<= 1 %" "$(met "$ovh" "<=" 1)"
+hz=$(getconf CLK_TCK)
+cpu=$(awk -v c="$(delta a b cpu)" -v hz="$hz" -v w="$(delta a b t)" 'BEGIN {
+	printf "%.2f", 100 * (c / hz) / (w / 1e9) }')
+dec=$(awk -v d="$(delta a b decide_ns)" -v w="$(delta a b t)" 'BEGIN {
+	printf "%.3f", 100 * d / w }')
+row "$M_CPU" "$dec %" "<= 0.5 %" "$(met "$dec" "<=" 0.5)"
+row "$M_ENG" "$cpu %" "report" "info"
