@@ -77,9 +77,12 @@ static int store_value(const struct arg_spec *spec, const char *val,
 	switch (spec->type) {
 	case ARG_U32:
 	case ARG_U64:
-		if (units_parse_u64(val, &v) || v < spec->min || v > max) {
-			sb_printf(err, "\"%s\" expects a number from %" PRIu64
+		if (units_parse_u64(val, &v) ||
+		    ((v < spec->min || v > max) &&
+		     !(v == 0 && (spec->flags & ARG_ZERO)))) {
+			sb_printf(err, "\"%s\" expects %sa number from %" PRIu64
 				  " to %" PRIu64 ", got \"%s\"", spec->keyword,
+				  spec->flags & ARG_ZERO ? "0 or " : "",
 				  spec->min, max, val);
 			return -1;
 		}
@@ -123,8 +126,73 @@ static int store_value(const struct arg_spec *spec, const char *val,
 		enum_list(err, spec->enums, ", ");
 		sb_printf(err, ", got \"%s\"", val);
 		return -1;
+	case ARG_UUID:
+		if (units_parse_uuid(val, dst)) {
+			sb_printf(err, "\"%s\" expects a UUID "
+				  "(xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx), "
+				  "got \"%s\"", spec->keyword, val);
+			return -1;
+		}
+		return 0;
 	case ARG_FLAG:
 		break;
+	}
+	return 0;
+}
+
+/* The keyword of the first argument of @mask in @specs. */
+static const char *first_keyword(const struct arg_spec *specs, uint64_t mask)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARG_MAX_SPECS && specs[i].keyword; i++)
+		if (mask & ARG_BIT(i))
+			return specs[i].keyword;
+	return "?";
+}
+
+/* How the given arguments go together; 0 or -1 with a message. */
+static int check_combination(const struct arg_spec *specs, uint64_t mask,
+			     struct strbuf *sb)
+{
+	const struct arg_spec *spec;
+	uint64_t one_of = 0;
+	unsigned int i;
+
+	for (spec = specs, i = 0; spec->keyword; spec++, i++) {
+		if ((spec->flags & ARG_REQUIRED) && !(mask & ARG_BIT(i))) {
+			sb_printf(sb, "missing argument \"%s\"",
+				  spec->keyword);
+			return -1;
+		}
+		if (spec->flags & ARG_ONE_OF)
+			one_of |= ARG_BIT(i);
+	}
+	if (one_of && !(mask & one_of)) {
+		sb_printf(sb, "missing argument: give at least one of ");
+		for (spec = specs, i = 0; spec->keyword; spec++, i++) {
+			if (!(one_of & ARG_BIT(i)))
+				continue;
+			one_of &= ~ARG_BIT(i);
+			sb_printf(sb, "\"%s\"%s", spec->keyword,
+				  one_of ? ", " : "");
+		}
+		return -1;
+	}
+	for (spec = specs, i = 0; spec->keyword; spec++, i++) {
+		if (!(mask & ARG_BIT(i)))
+			continue;
+		if ((spec->needs & mask) != spec->needs) {
+			sb_printf(sb, "\"%s\" needs \"%s\"", spec->keyword,
+				  first_keyword(specs, spec->needs & ~mask));
+			return -1;
+		}
+		if (spec->excludes & mask) {
+			sb_printf(sb, "\"%s\" and \"%s\" cannot be given "
+				  "together", spec->keyword,
+				  first_keyword(specs, spec->excludes & mask));
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -133,17 +201,17 @@ int args_parse(const struct arg_spec *specs, int argc, char *const *argv,
 	       void *opts, uint64_t *given, char *err, size_t errlen)
 {
 	struct strbuf sb = { .buf = err, .len = errlen };
-	const struct arg_spec *spec;
 	uint64_t mask = 0;
 	bool flag = true;
-	unsigned int i;
 	int a;
 
 	if (errlen)
 		err[0] = '\0';
 
 	for (a = 0; a < argc; a++) {
-		spec = find_spec(specs, argv[a]);
+		const struct arg_spec *spec = find_spec(specs, argv[a]);
+		unsigned int i;
+
 		if (!spec) {
 			if (!specs->keyword) {
 				sb_printf(&sb, "unexpected argument \"%s\"",
@@ -181,36 +249,54 @@ int args_parse(const struct arg_spec *specs, int argc, char *const *argv,
 			return -1;
 	}
 
-	for (spec = specs, i = 0; spec->keyword; spec++, i++) {
-		if ((spec->flags & ARG_REQUIRED) && !(mask & ARG_BIT(i))) {
-			sb_printf(&sb, "missing argument \"%s\"",
-				  spec->keyword);
-			return -1;
-		}
-	}
+	if (check_combination(specs, mask, &sb))
+		return -1;
 
 	*given = mask;
 	return 0;
 }
 
+/* "keyword VALUE", as the usage line shows one argument. */
+static void usage_arg(struct strbuf *sb, const struct arg_spec *s)
+{
+	sb_printf(sb, "%s", s->keyword);
+	if (s->type == ARG_ENUM) {
+		sb_printf(sb, " { ");
+		enum_list(sb, s->enums, " | ");
+		sb_printf(sb, " }");
+	} else if (s->type != ARG_FLAG) {
+		sb_printf(sb, " %s", s->meta ? s->meta : "VALUE");
+	}
+}
+
+/*
+ * Optional arguments that exclude each other share one bracket, the first
+ * one's: "[ uuid UUID | gpu ID ]".
+ */
 size_t args_usage(const struct arg_spec *specs, char *buf, size_t len)
 {
 	struct strbuf sb = { .buf = buf, .len = len };
-	const struct arg_spec *s;
+	uint64_t shown = 0;
+	unsigned int i, j;
 
 	if (len)
 		buf[0] = '\0';
-	for (s = specs; s->keyword; s++) {
+	for (i = 0; i < ARG_MAX_SPECS && specs[i].keyword; i++) {
+		const struct arg_spec *s = &specs[i];
 		bool opt = !(s->flags & ARG_REQUIRED);
 
-		sb_printf(&sb, "%s%s%s", s == specs ? "" : " ",
-			  opt ? "[ " : "", s->keyword);
-		if (s->type == ARG_ENUM) {
-			sb_printf(&sb, " { ");
-			enum_list(&sb, s->enums, " | ");
-			sb_printf(&sb, " }");
-		} else if (s->type != ARG_FLAG) {
-			sb_printf(&sb, " %s", s->meta ? s->meta : "VALUE");
+		if (shown & ARG_BIT(i))
+			continue;
+		sb_printf(&sb, "%s%s", sb.used ? " " : "", opt ? "[ " : "");
+		usage_arg(&sb, s);
+		for (j = i + 1; opt && j < ARG_MAX_SPECS && specs[j].keyword;
+		     j++) {
+			if (!(s->excludes & ARG_BIT(j)) ||
+			    (specs[j].flags & ARG_REQUIRED))
+				continue;
+			sb_printf(&sb, " | ");
+			usage_arg(&sb, &specs[j]);
+			shown |= ARG_BIT(j);
 		}
 		if (opt)
 			sb_printf(&sb, " ]");

@@ -5,9 +5,11 @@
  * Each command describes its arguments with an array of struct arg_spec,
  * indexed by a command-local enum and ended by an entry whose keyword is
  * NULL. The parser stores every value at its offset in the command's option
- * structure and sets bit ARG_BIT(index) in the returned mask. It does no I/O:
- * on failure it writes a message naming the offending field into the caller's
- * buffer, for the caller to print.
+ * structure and sets bit ARG_BIT(index) in the returned mask. Besides the
+ * value of each argument it checks how they go together: required ones, one
+ * of a group, one that needs or excludes another. It does no I/O: on failure
+ * it writes a message naming the offending field into the caller's buffer,
+ * for the caller to print.
  *
  *	enum { SHOW_ID };
  *	struct show_opts { uint32_t id; };
@@ -31,6 +33,7 @@ enum arg_type {
 	ARG_STRING,	/* const char *, points into argv */
 	ARG_ENUM,	/* uint32_t, one of spec->enums */
 	ARG_FLAG,	/* bool, keyword without a value */
+	ARG_UUID,	/* char[UNITS_UUID_LEN], canonical lower case */
 };
 
 struct arg_enum {
@@ -38,17 +41,22 @@ struct arg_enum {
 	uint32_t value;
 };
 
-#define ARG_REQUIRED	0x1
+#define ARG_REQUIRED	0x1	/* must be given */
+#define ARG_ONE_OF	0x2	/* one or more of the table's ARG_ONE_OF
+				 * arguments must be given */
+#define ARG_ZERO	0x4	/* numbers: 0 is valid besides min..max */
 
 struct arg_spec {
 	const char *keyword;
 	enum arg_type type;
 	size_t offset;		/* of the destination in the option struct */
-	unsigned int flags;	/* ARG_REQUIRED */
+	unsigned int flags;	/* ARG_REQUIRED, ARG_ONE_OF, ARG_ZERO */
 	const char *meta;	/* value placeholder in usage, e.g. "ID" */
 	uint64_t min, max;	/* numbers and sizes; max 0 = the type's limit */
 	const struct arg_enum *enums;	/* ARG_ENUM: ended by a NULL name */
 	size_t max_len;		/* ARG_STRING: 0 = unlimited */
+	uint64_t needs;		/* ARG_BIT()s of arguments it goes with only */
+	uint64_t excludes;	/* ARG_BIT()s of arguments it cannot go with */
 };
 
 #define ARG_MAX_SPECS	64

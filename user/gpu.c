@@ -45,20 +45,6 @@ static const struct arg_enum gpu_modes[] = {
 	{ .name = NULL }
 };
 
-static void print_enum(const char *key, const struct arg_enum *names,
-		       uint32_t val)
-{
-	const struct arg_enum *e;
-
-	for (e = names; e->name; e++) {
-		if (e->value == val) {
-			pr_string(key, NULL, e->name);
-			return;
-		}
-	}
-	pr_uint(key, NULL, val);	/* from a newer kernel */
-}
-
 /* The members of one GPU; the caller opens and closes the object. */
 int gpu_print(const struct nlmsghdr *nlh)
 {
@@ -84,12 +70,53 @@ int gpu_print(const struct nlmsghdr *nlh)
 		pr_uint("engines", NULL,
 			mnl_attr_get_u32(tb[GPUVIRT_A_GPU_ENGINES]));
 	if (tb[GPUVIRT_A_GPU_MODE])
-		print_enum("mode", gpu_modes,
-			   mnl_attr_get_u32(tb[GPUVIRT_A_GPU_MODE]));
+		pr_enum("mode", NULL, gpu_modes,
+			mnl_attr_get_u32(tb[GPUVIRT_A_GPU_MODE]));
 	if (tb[GPUVIRT_A_GPU_BACKEND])
 		pr_string("backend", NULL,
 			  mnl_attr_get_str(tb[GPUVIRT_A_GPU_BACKEND]));
 	return 0;
+}
+
+/* The name of a GPU, for its sysfs paths ---------------------------------- */
+
+struct name_state {
+	char *buf;
+	size_t len;
+};
+
+static int gpu_name_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[GPUVIRT_A_GPU_MAX + 1];
+	const struct name_state *st = data;
+
+	if (nl_parse(nlh, gpu_policy, GPUVIRT_A_GPU_MAX, tb) ||
+	    !tb[GPUVIRT_A_GPU_NAME]) {
+		err_print("malformed GPU message from the kernel");
+		return -EINVAL;
+	}
+	snprintf(st->buf, st->len, "%s",
+		 mnl_attr_get_str(tb[GPUVIRT_A_GPU_NAME]));
+	return 0;
+}
+
+int gpu_name(struct ctx *ctx, uint32_t id, char *buf, size_t len)
+{
+	struct name_state st = { .buf = buf, .len = len };
+	struct nlmsghdr *nlh;
+	int ret;
+
+	ret = ctx_nl(ctx);
+	if (ret)
+		return ret;
+	nlh = nl_msg_start(ctx->nl, GPUVIRT_CMD_GPU_GET, 0);
+	mnl_attr_put_u32(nlh, GPUVIRT_A_GPU_ID, id);
+	if (nl_exchange(ctx->nl, gpu_name_cb, &st)) {
+		if (ctx->nl->error.err)
+			nl_perror(ctx->nl, &gpu_names);
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
 }
 
 /* gpu show ---------------------------------------------------------------- */
@@ -108,39 +135,9 @@ static const struct arg_spec gpu_show_args[] = {
 	{ .keyword = NULL }
 };
 
-/*
- * The JSON document opens with the first GPU, so that a failed request
- * prints nothing on stdout; an empty dump still prints {"gpu":[]}.
- */
-struct show_state {
-	bool opened;
-};
-
-static void show_open(struct show_state *st)
-{
-	if (st->opened)
-		return;
-	st->opened = true;
-	pr_open_object(NULL);
-	pr_open_array("gpu");
-}
-
-static int gpu_show_cb(const struct nlmsghdr *nlh, void *data)
-{
-	int ret;
-
-	show_open(data);
-	pr_open_object(NULL);
-	ret = gpu_print(nlh);
-	pr_close_object();
-	pr_eol();
-	return ret;
-}
-
 static int gpu_show(struct ctx *ctx, const void *o, uint64_t given)
 {
 	const struct gpu_show_opts *opts = o;
-	struct show_state st = { false };
 	int ret;
 
 	ret = ctx_nl(ctx);
@@ -149,21 +146,12 @@ static int gpu_show(struct ctx *ctx, const void *o, uint64_t given)
 
 	if (given & ARG_BIT(GPU_SHOW_ID)) {
 		struct nlmsghdr *nlh = nl_msg_start(ctx->nl, GPUVIRT_CMD_GPU_GET, 0);
+
 		mnl_attr_put_u32(nlh, GPUVIRT_A_GPU_ID, opts->id);
 	} else {
 		nl_msg_start(ctx->nl, GPUVIRT_CMD_GPU_GET, NLM_F_DUMP);
 	}
-
-	ret = nl_exchange(ctx->nl, gpu_show_cb, &st);
-	/* Without a kernel error, gpu_print() has reported the problem. */
-	if (ret && ctx->nl->error.err)
-		nl_perror(ctx->nl, &gpu_names);
-	if (!ret || st.opened) {
-		show_open(&st);
-		pr_close_array();
-		pr_close_object();
-	}
-	return ret ? EXIT_RUNTIME : EXIT_OK;
+	return show_exchange(ctx, "gpu", gpu_print, &gpu_names);
 }
 
 static const struct cmd gpu_cmds[] = {

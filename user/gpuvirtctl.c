@@ -5,7 +5,9 @@
  *	gpuvirtctl [ OPTIONS ] OBJECT { COMMAND | help }
  *
  * This file parses the global options and dispatches to an object's command
- * through the tables the objects export (gpu.c, monitor.c, ...).
+ * through the tables the objects export (gpu.c, type.c, vgpu.c, sched.c,
+ * monitor.c), and holds what their commands share: error reporting, the
+ * netlink socket and the printing of "show" replies.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,6 +23,9 @@
 
 static const struct object *const objects[] = {
 	&gpu_object,
+	&type_object,
+	&vgpu_object,
+	&sched_object,
 	&monitor_object,
 };
 
@@ -77,6 +82,69 @@ int ctx_nl(struct ctx *ctx)
 	}
 	ctx->nl = &nl;
 	return EXIT_OK;
+}
+
+/* Show replies ------------------------------------------------------------ */
+
+struct show_state {
+	const char *key;
+	int (*print)(const struct nlmsghdr *nlh);
+	bool opened;
+};
+
+static void show_open(struct show_state *st)
+{
+	if (st->opened)
+		return;
+	st->opened = true;
+	pr_open_object(NULL);
+	pr_open_array(st->key);
+}
+
+static int show_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct show_state *st = data;
+	int ret;
+
+	show_open(st);
+	pr_open_object(NULL);
+	ret = st->print(nlh);
+	pr_close_object();
+	pr_eol();
+	return ret;
+}
+
+int show_exchange(struct ctx *ctx, const char *key,
+		  int (*print)(const struct nlmsghdr *nlh),
+		  const struct nl_attr_names *names)
+{
+	struct show_state st = { .key = key, .print = print };
+	int ret;
+
+	ret = nl_exchange(ctx->nl, show_cb, &st);
+	/* Without a kernel error, @print has reported the problem. */
+	if (ret && ctx->nl->error.err)
+		nl_perror(ctx->nl, names);
+	if (!ret || st.opened) {
+		show_open(&st);
+		pr_close_array();
+		pr_close_object();
+	}
+	return ret ? EXIT_RUNTIME : EXIT_OK;
+}
+
+void pr_enum(const char *key, const char *label, const struct arg_enum *names,
+	     uint32_t val)
+{
+	const struct arg_enum *e;
+
+	for (e = names; e->name; e++) {
+		if (e->value == val) {
+			pr_string(key, label, e->name);
+			return;
+		}
+	}
+	pr_uint(key, label, val);	/* from a newer kernel */
 }
 
 /* Usage ------------------------------------------------------------------- */

@@ -54,6 +54,9 @@ struct object {
 };
 
 extern const struct object gpu_object;
+extern const struct object type_object;
+extern const struct object vgpu_object;
+extern const struct object sched_object;
 extern const struct object monitor_object;
 
 /* Print an object's usage lines, "Usage: gpuvirtctl gpu show [ id ID ]". */
@@ -72,8 +75,35 @@ void err_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int ctx_nl(struct ctx *ctx);
 
-/* The gpu object's member printer, shared by "gpu show" and "monitor". */
 struct nlmsghdr;
+struct nl_attr_names;
+
+/*
+ * Send the request built in ctx->nl->req, a get or a dump, and print the
+ * replies as "OBJECT show" does: one text line per object, or in JSON one
+ * document with the array @key of the objects, each printed by @print.
+ * The document opens with the first object, so that a refused request
+ * prints nothing on stdout; an empty dump still prints {"key":[]}. Kernel
+ * errors are printed naming attributes with @names. Returns an exit status.
+ */
+int show_exchange(struct ctx *ctx, const char *key,
+		  int (*print)(const struct nlmsghdr *nlh),
+		  const struct nl_attr_names *names);
+
+/* Print @val as its name in @names, or as a number if it has none. */
+void pr_enum(const char *key, const char *label, const struct arg_enum *names,
+	     uint32_t val);
+
+/*
+ * The members of one object of a reply or notification, shared by the
+ * objects' "show" and by "monitor". They return 0, or -EINVAL having
+ * reported a malformed message.
+ */
 int gpu_print(const struct nlmsghdr *nlh);
+
+/* The name of GPU @id, "sim0" or a PCI address; returns an exit status. */
+int gpu_name(struct ctx *ctx, uint32_t id, char *buf, size_t len);
+int vgpu_print(const struct nlmsghdr *nlh);
+int sched_print(const struct nlmsghdr *nlh);
 
 #endif /* GPUVIRTCTL_H */

@@ -23,6 +23,10 @@ struct ntf {
 static const struct ntf ntfs[] = {
 	{ GPUVIRT_CMD_GPU_ADD_NTF, "gpu", "add", gpu_print },
 	{ GPUVIRT_CMD_GPU_DEL_NTF, "gpu", "del", gpu_print },
+	{ GPUVIRT_CMD_VGPU_ADD_NTF, "vgpu", "add", vgpu_print },
+	{ GPUVIRT_CMD_VGPU_DEL_NTF, "vgpu", "del", vgpu_print },
+	{ GPUVIRT_CMD_VGPU_CHANGE_NTF, "vgpu", "change", vgpu_print },
+	{ GPUVIRT_CMD_SCHED_CHANGE_NTF, "sched", "change", sched_print },
 };
 
 struct monitor_state {

@@ -444,6 +444,17 @@ int nl_parse(const struct nlmsghdr *nlh, const uint8_t *policy,
 	return 0;
 }
 
+int nl_parse_nested(const struct nlattr *nest, const uint8_t *policy,
+		    unsigned int max, const struct nlattr **tb)
+{
+	struct parse_ctx p = { .policy = policy, .max = max, .tb = tb };
+
+	memset(tb, 0, (max + 1) * sizeof(*tb));
+	if (mnl_attr_parse_nested(nest, parse_attr_cb, &p) < 0)
+		return -EINVAL;
+	return 0;
+}
+
 int nl_genl_cmd(const struct nlmsghdr *nlh)
 {
 	const struct genlmsghdr *genl;

@@ -101,6 +101,10 @@ int nl_listen(struct nl *nl, nl_msg_cb cb, void *data);
 int nl_parse(const struct nlmsghdr *nlh, const uint8_t *policy,
 	     unsigned int max, const struct nlattr **tb);
 
+/* The same for the attributes nested in @nest. */
+int nl_parse_nested(const struct nlattr *nest, const uint8_t *policy,
+		    unsigned int max, const struct nlattr **tb);
+
 /* The genetlink command of a message, or -1. */
 int nl_genl_cmd(const struct nlmsghdr *nlh);
 

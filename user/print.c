@@ -267,6 +267,28 @@ void pr_size(const char *key, const char *label, uint64_t bytes)
 	fputs(buf, pr.out);
 }
 
+void pr_time(const char *key, const char *label, uint64_t ns)
+{
+	char buf[32];
+
+	if (pr.json) {
+		pr_uint(key, label, ns);
+		return;
+	}
+	units_format_time(buf, sizeof(buf), ns);
+	text_field(key, label);
+	fputs(buf, pr.out);
+}
+
+void pr_bool(const char *key, const char *label, bool val)
+{
+	if (pr.json)
+		json_member(key);
+	else
+		text_field(key, label);
+	fputs(val ? "true" : "false", pr.out);
+}
+
 void pr_text(const char *word)
 {
 	if (pr.json)

@@ -42,6 +42,14 @@ void pr_string(const char *key, const char *label, const char *val);
 /* Sizes in bytes: JSON prints bytes, text a binary suffix (512M, 141G). */
 void pr_size(const char *key, const char *label, uint64_t bytes);
 
+/*
+ * Durations in nanoseconds: JSON prints nanoseconds, text the largest unit
+ * reached with one decimal (1.5s, 250us); UINT64_MAX means no bound.
+ */
+void pr_time(const char *key, const char *label, uint64_t ns);
+/* Booleans: JSON true or false, text the same words. */
+void pr_bool(const char *key, const char *label, bool val);
+
 /* Text only: a bare word such as "[gpu add]". */
 void pr_text(const char *word);
 /* Text only: end the current line, if anything is on it. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Numbers and sizes as the user types and reads them. Pure functions, shared
- * by the argument parser and the printer.
+ * Numbers, sizes, durations and UUIDs as the user types and reads them. Pure
+ * functions, shared by the argument parser and the printer.
  */
 #ifndef GPUVIRTCTL_UNITS_H
 #define GPUVIRTCTL_UNITS_H
@@ -27,5 +27,28 @@ int units_parse_size(const char *s, uint64_t *val);
  * (512M, 141G, 1536K, 100). Returns the length snprintf() would.
  */
 size_t units_format_size(char *buf, size_t len, uint64_t bytes);
+
+/*
+ * Format a duration of @ns nanoseconds in the largest unit of s, ms, us and
+ * ns it reaches, rounded to one decimal that is left out when it is 0
+ * (1.5s, 250us, 2ms, 999ns); 0 is "0" and UINT64_MAX, "no bound", is
+ * "inf". Returns the length snprintf() would.
+ */
+size_t units_format_time(char *buf, size_t len, uint64_t ns);
+
+/* A UUID in its canonical text form, 36 characters and a NUL. */
+#define UNITS_UUID_LEN	37
+
+/*
+ * Parse a UUID in the 8-4-4-4-12 hex form, either case, into its canonical
+ * lower-case form in @out. Returns 0, or -1 (and @out untouched).
+ */
+int units_parse_uuid(const char *s, char out[UNITS_UUID_LEN]);
+
+/*
+ * Format 16 random bytes as a version 4 (random) UUID: the version and
+ * variant bits are set in the text, not in @bytes.
+ */
+void units_format_uuid4(const uint8_t bytes[16], char out[UNITS_UUID_LEN]);
 
 #endif /* GPUVIRTCTL_UNITS_H */

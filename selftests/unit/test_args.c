@@ -11,6 +11,7 @@
 #include "kselftest_harness.h"
 
 #include "args.h"
+#include "units.h"
 
 /* The option structure and tables under test. */
 struct topts {
@@ -20,6 +21,9 @@ struct topts {
 	const char *name;
 	uint32_t mode;
 	bool force;
+	char uuid[UNITS_UUID_LEN];
+	uint32_t slice;
+	uint32_t weight;
 };
 
 enum { T_ID, T_COUNT, T_FB, T_NAME, T_MODE, T_FORCE };
@@ -66,7 +70,33 @@ static const struct arg_spec t_none[] = {
 	{ .keyword = NULL }
 };
 
-static const struct arg_spec *const tables[] = { t_all, t_req, t_none };
+enum { C_UUID, C_GPU, C_NAME, C_SLICE, C_WEIGHT };
+
+/*
+ * Table 3: how arguments go together, as "vgpu show", "type show" and
+ * "sched set" use it: uuid excludes gpu, name needs gpu, at least one of
+ * slice and weight, and slice takes 0 besides its range.
+ */
+static const struct arg_spec t_combo[] = {
+	[C_UUID] = { .keyword = "uuid", .type = ARG_UUID, .meta = "UUID",
+		     .offset = offsetof(struct topts, uuid),
+		     .excludes = ARG_BIT(C_GPU) },
+	[C_GPU] = { .keyword = "gpu", .type = ARG_U32, .meta = "ID",
+		    .offset = offsetof(struct topts, id) },
+	[C_NAME] = { .keyword = "name", .type = ARG_STRING, .meta = "NAME",
+		     .offset = offsetof(struct topts, name),
+		     .needs = ARG_BIT(C_GPU) },
+	[C_SLICE] = { .keyword = "slice", .type = ARG_U32, .meta = "US",
+		      .offset = offsetof(struct topts, slice),
+		      .flags = ARG_ONE_OF | ARG_ZERO,
+		      .min = 100, .max = 100000 },
+	[C_WEIGHT] = { .keyword = "weight", .type = ARG_U32, .meta = "W",
+		       .offset = offsetof(struct topts, weight),
+		       .flags = ARG_ONE_OF, .min = 1, .max = 10000 },
+	{ .keyword = NULL }
+};
+
+static const struct arg_spec *const tables[] = { t_all, t_req, t_none, t_combo };
 
 #define B(i)	ARG_BIT(i)
 
@@ -178,6 +208,56 @@ BAD(missing_required, 1, "", "missing argument \"gpu\"");
 BAD(missing_required_other, 1, "id 3", "missing argument \"gpu\"");
 BAD(unexpected, 2, "x", "unexpected argument \"x\"");
 
+/* UUIDs: either case in, canonical lower case out. */
+#define UUID_L	"0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9"
+#define UUID_U	"0F1E2D3C-4B5A-4978-8695-A4B3C2D1E0F9"
+#define UUID_ERR(got) \
+	"\"uuid\" expects a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx), got \"" got "\""
+
+OK(uuid, 3, "uuid " UUID_L " weight 1", B(C_UUID) | B(C_WEIGHT),
+   .uuid = UUID_L, .weight = 1);
+OK(uuid_upper, 3, "uuid " UUID_U " slice 0", B(C_UUID) | B(C_SLICE),
+   .uuid = UUID_L, .slice = 0);
+OK(uuid_mixed, 3, "weight 2 uuid 0f1E2d3C-4b5a-4978-8695-A4b3c2d1e0F9",
+   B(C_UUID) | B(C_WEIGHT), .uuid = UUID_L, .weight = 2);
+BAD(uuid_short, 3, "uuid 0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f weight 1",
+    UUID_ERR("0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f"));
+BAD(uuid_long, 3, "uuid " UUID_L "0 weight 1", UUID_ERR(UUID_L "0"));
+BAD(uuid_no_dashes, 3, "uuid 0f1e2d3c04b5a04978086950a4b3c2d1e0f9 weight 1",
+    UUID_ERR("0f1e2d3c04b5a04978086950a4b3c2d1e0f9"));
+BAD(uuid_dash_moved, 3, "uuid 0f1e2d3-c4b5a-4978-8695-a4b3c2d1e0f9 weight 1",
+    UUID_ERR("0f1e2d3-c4b5a-4978-8695-a4b3c2d1e0f9"));
+BAD(uuid_not_hex, 3, "uuid 0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0fg weight 1",
+    UUID_ERR("0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0fg"));
+BAD(uuid_empty_word, 3, "uuid weight 1", UUID_ERR("weight"));
+
+/* 0 besides the range. */
+OK(zero, 3, "slice 0", B(C_SLICE), .slice = 0);
+OK(zero_range_min, 3, "slice 100", B(C_SLICE), .slice = 100);
+OK(zero_range_max, 3, "slice 100000", B(C_SLICE), .slice = 100000);
+BAD(zero_gap, 3, "slice 99",
+    "\"slice\" expects 0 or a number from 100 to 100000, got \"99\"");
+BAD(zero_above, 3, "slice 100001",
+    "\"slice\" expects 0 or a number from 100 to 100000, got \"100001\"");
+BAD(zero_only_flagged, 3, "weight 0",
+    "\"weight\" expects a number from 1 to 10000, got \"0\"");
+
+/* At least one of, needs, excludes. */
+OK(one_of_both, 3, "slice 200 weight 3", B(C_SLICE) | B(C_WEIGHT),
+   .slice = 200, .weight = 3);
+BAD(one_of_none, 3, "",
+    "missing argument: give at least one of \"slice\", \"weight\"");
+BAD(one_of_others, 3, "gpu 1",
+    "missing argument: give at least one of \"slice\", \"weight\"");
+OK(needs_met, 3, "name H200-35C gpu 1 weight 1",
+   B(C_NAME) | B(C_GPU) | B(C_WEIGHT), .name = "H200-35C", .id = 1,
+   .weight = 1);
+BAD(needs_unmet, 3, "name H200-35C weight 1", "\"name\" needs \"gpu\"");
+BAD(excludes, 3, "uuid " UUID_L " gpu 1 weight 1",
+    "\"uuid\" and \"gpu\" cannot be given together");
+BAD(excludes_reversed, 3, "gpu 1 weight 1 uuid " UUID_L,
+    "\"uuid\" and \"gpu\" cannot be given together");
+
 FIXTURE_SETUP(cmdline)
 {
 	char *p;
@@ -226,6 +306,9 @@ TEST_F(cmdline, parse)
 	EXPECT_EQ(variant->want.mode, got.mode);
 	EXPECT_EQ(variant->want.force, got.force);
 	expect_str(_metadata, variant->want.name, got.name);
+	EXPECT_STREQ(variant->want.uuid, got.uuid);
+	EXPECT_EQ(variant->want.slice, got.slice);
+	EXPECT_EQ(variant->want.weight, got.weight);
 }
 
 /* A short buffer truncates the message but stays terminated. */
@@ -256,6 +339,11 @@ TEST(usage_line)
 
 	args_usage(t_none, buf, sizeof(buf));
 	EXPECT_STREQ("", buf);
+
+	/* Arguments that exclude each other share a bracket. */
+	args_usage(t_combo, buf, sizeof(buf));
+	EXPECT_STREQ("[ uuid UUID | gpu ID ] [ name NAME ] [ slice US ] "
+		     "[ weight W ]", buf);
 
 	/* Truncation reports the length it wanted. */
 	EXPECT_EQ(strlen("gpu GPU [ id ID ]"), args_usage(t_req, buf, 4));

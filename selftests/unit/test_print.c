@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of gpuvirtctl's printer (user/print.c) and size formatting
- * (user/units.c): JSON string escaping, and the text, JSON and pretty JSON
- * forms of the same sequence of print calls.
+ * Unit tests of gpuvirtctl's printer (user/print.c) and the formatting of
+ * sizes, durations and UUIDs (user/units.c): JSON string escaping, and the
+ * text, JSON and pretty JSON forms of the same sequence of print calls.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -349,6 +349,154 @@ TEST(format_size)
 	/* Truncated, still terminated, and the full length reported. */
 	EXPECT_EQ(4U, units_format_size(buf, 3, 141ULL << 30));
 	EXPECT_STREQ("14", buf);
+}
+
+/* Durations, one expectation per line of the table. */
+TEST(format_time)
+{
+	static const struct {
+		uint64_t ns;
+		const char *text;
+	} cases[] = {
+		{ 0, "0" },
+		{ 1, "1ns" },
+		{ 999, "999ns" },
+		{ 1000, "1us" },
+		{ 1049, "1us" },		/* rounds down */
+		{ 1050, "1.1us" },		/* half rounds up */
+		{ 1500, "1.5us" },
+		{ 250000, "250us" },
+		{ 999949, "999.9us" },
+		{ 999950, "1ms" },		/* not 1000us */
+		{ 2000000, "2ms" },
+		{ 12345678, "12.3ms" },
+		{ 1000000000, "1s" },
+		{ 1500000000, "1.5s" },
+		{ 3600000000000ULL, "3600s" },
+		{ UINT64_MAX - 1, "18446744073.7s" },
+		{ UINT64_MAX, "inf" },
+	};
+	char buf[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		units_format_time(buf, sizeof(buf), cases[i].ns);
+		EXPECT_STREQ(cases[i].text, buf) TH_LOG("%llu ns",
+			(unsigned long long)cases[i].ns);
+	}
+	EXPECT_EQ(6U, units_format_time(buf, 3, 12345678));
+	EXPECT_STREQ("12", buf);
+}
+
+/* Random bytes become a version 4, RFC 4122 variant UUID. */
+TEST(format_uuid4)
+{
+	static const uint8_t zeros[16], ones[16] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	};
+	static const uint8_t seq[16] = {
+		0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
+		0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff,
+	};
+	char out[UNITS_UUID_LEN], back[UNITS_UUID_LEN];
+
+	units_format_uuid4(zeros, out);
+	EXPECT_STREQ("00000000-0000-4000-8000-000000000000", out);
+	units_format_uuid4(ones, out);
+	EXPECT_STREQ("ffffffff-ffff-4fff-bfff-ffffffffffff", out);
+	units_format_uuid4(seq, out);
+	EXPECT_STREQ("00112233-4455-4677-8899-aabbccddeeff", out);
+	/* What it makes, the parser takes back unchanged. */
+	ASSERT_EQ(0, units_parse_uuid(out, back));
+	EXPECT_STREQ(out, back);
+}
+
+/* What vgpu.c prints for one vGPU: stats nest in JSON, flatten in text. */
+static char *vgpu(bool json, uint64_t wait_max_ns)
+{
+	struct capture c;
+
+	cap_open(&c);
+	pr_init(c.f, json, false);
+	pr_open_object(NULL);
+	pr_string("uuid", "vgpu", "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9");
+	pr_uint("gpu", NULL, 0);
+	pr_string("type", NULL, "H200-35C");
+	pr_uint("weight", NULL, 200);
+	pr_uint("min", NULL, 10);
+	pr_uint("max", NULL, 50);
+	pr_size("vram-offset", NULL, 35ULL << 30);
+	pr_size("vram", NULL, 35ULL << 30);
+	pr_bool("open", NULL, false);
+	pr_uint("ctx", NULL, 1);
+	pr_open_object("stats");
+	pr_time("run", NULL, 1500000000);
+	pr_uint("slices", NULL, 750);
+	pr_uint("preemptions", NULL, 3);
+	pr_time("work", NULL, 1480000000);
+	pr_uint("packets", NULL, 42);
+	pr_time("wait-max", NULL, wait_max_ns);
+	pr_close_object();
+	pr_close_object();
+	pr_eol();
+	pr_flush();
+	cap_close(&c);
+	return c.buf;
+}
+
+TEST(vgpu_text)
+{
+	char *out = vgpu(false, 64000);
+
+	EXPECT_STREQ("vgpu 0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9 gpu 0 "
+		     "type H200-35C weight 200 min 10 max 50 vram-offset 35G "
+		     "vram 35G open false ctx 1 run 1.5s slices 750 "
+		     "preemptions 3 work 1.5s packets 42 wait-max 64us\n", out);
+	free(out);
+
+	out = vgpu(false, UINT64_MAX);
+	EXPECT_NE(NULL, strstr(out, " wait-max inf\n"));
+	free(out);
+}
+
+TEST(vgpu_json)
+{
+	char *out = vgpu(true, 64000);
+
+	EXPECT_STREQ("{\"uuid\":\"0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9\","
+		     "\"gpu\":0,\"type\":\"H200-35C\",\"weight\":200,"
+		     "\"min\":10,\"max\":50,\"vram-offset\":37580963840,"
+		     "\"vram\":37580963840,\"open\":false,\"ctx\":1,"
+		     "\"stats\":{\"run\":1500000000,\"slices\":750,"
+		     "\"preemptions\":3,\"work\":1480000000,\"packets\":42,"
+		     "\"wait-max\":64000}}\n", out);
+	free(out);
+}
+
+/* Booleans print the same word in both forms. */
+TEST(booleans)
+{
+	struct capture c;
+
+	cap_open(&c);
+	pr_init(c.f, false, false);
+	pr_bool("open", NULL, true);
+	pr_bool("busy", "", false);
+	pr_eol();
+	cap_close(&c);
+	EXPECT_STREQ("open true false\n", c.buf);
+	free(c.buf);
+
+	cap_open(&c);
+	pr_init(c.f, true, false);
+	pr_open_object(NULL);
+	pr_bool("open", NULL, true);
+	pr_bool("busy", "", false);
+	pr_close_object();
+	cap_close(&c);
+	EXPECT_STREQ("{\"open\":true,\"busy\":false}\n", c.buf);
+	free(c.buf);
 }
 
 TEST_HARNESS_MAIN

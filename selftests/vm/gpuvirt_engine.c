@@ -115,11 +115,7 @@ FIXTURE_SETUP(engine)
 {
 	if (!getenv("GPUVIRT_KO_DIR"))
 		SKIP(return, "GPUVIRT_KO_DIR is not set: not in the test VM");
-	ASSERT_EQ(0, gv_unload_all());
-	ASSERT_EQ(0, system("modprobe -q vfio_iommu_type1"));
-	ASSERT_EQ(0, gv_module_load(GV_CORE));
-	ASSERT_EQ(0, gv_module_load(GV_SIM));
-	ASSERT_EQ(0, gv_write(GV_SIM_BUS "/new_device", "0 h200-141gb"));
+	ASSERT_EQ(0, gv_setup_h200());
 	ASSERT_EQ(0, gv_write(TYPES "/create", UUID_A));
 	ASSERT_EQ(0, gv_write(TYPES "/create", UUID_B));
 	ASSERT_EQ(0, user_open(&self->a, UUID_A));

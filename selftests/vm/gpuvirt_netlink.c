@@ -263,19 +263,11 @@ TEST_F(nl, errors_carry_extack)
 	free(l);
 }
 
-/* Wait up to 5 s for one notification; 0 and its attrs, or -errno. */
+/* Wait for one notification; 0 and its attrs, or -errno. */
 static int monitor_next(struct nl *mon, struct gpu_list *l)
 {
-	struct pollfd pfd = { mnl_socket_get_fd(mon->sk), POLLIN, 0 };
-	int n;
-
-	if (poll(&pfd, 1, 5000) != 1)
-		return -ETIMEDOUT;
-	n = mnl_socket_recvfrom(mon->sk, mon->buf, sizeof(mon->buf));
-	if (n < 0)
-		return -errno;
 	l->n = 0;
-	return mnl_cb_run(mon->buf, n, 0, 0, gpu_list_cb, l) < 0 ? -errno : 0;
+	return nl_monitor_next(mon, gpu_list_cb, l);
 }
 
 TEST_F(nl, monitor_notifications)

@@ -200,11 +200,7 @@ FIXTURE_SETUP(neg)
 {
 	if (!getenv("GPUVIRT_KO_DIR"))
 		SKIP(return, "GPUVIRT_KO_DIR is not set: not in the test VM");
-	ASSERT_EQ(0, gv_unload_all());
-	ASSERT_EQ(0, system("modprobe -q vfio_iommu_type1"));
-	ASSERT_EQ(0, gv_module_load(GV_CORE));
-	ASSERT_EQ(0, gv_module_load(GV_SIM));
-	ASSERT_EQ(0, gv_write(GV_SIM_BUS "/new_device", "0 h200-141gb"));
+	ASSERT_EQ(0, gv_setup_h200());
 	ASSERT_EQ(0, gv_write(TYPES "/gpuvirt_sim-H200-35C/create", UUID_A));
 	ASSERT_EQ(0, gv_write(VG "/weight", "33"));
 	ASSERT_EQ(0, nl_open(&self->nl));

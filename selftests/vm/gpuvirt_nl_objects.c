@@ -209,11 +209,7 @@ FIXTURE_SETUP(obj)
 		SKIP(return, "GPUVIRT_KO_DIR is not set: not in the test VM");
 	self->l = calloc(1, sizeof(*self->l));
 	ASSERT_NE(NULL, self->l);
-	ASSERT_EQ(0, gv_unload_all());
-	ASSERT_EQ(0, system("modprobe -q vfio_iommu_type1"));
-	ASSERT_EQ(0, gv_module_load(GV_CORE));
-	ASSERT_EQ(0, gv_module_load(GV_SIM));
-	ASSERT_EQ(0, gv_write(NEW, "0 h200-141gb"));
+	ASSERT_EQ(0, gv_setup_h200());
 	ASSERT_EQ(0, gv_write(T35 "/create", UUID_A));
 	ASSERT_EQ(0, gv_write(T35 "/create", UUID_B));
 	ASSERT_EQ(0, nl_open(&self->nl));
@@ -476,19 +472,11 @@ TEST_F(obj, admin_commands_need_cap_net_admin)
 	EXPECT_EQ(0, gv_kv_u64(SCHED, "vgpus") != 2);
 }
 
-/* Wait up to 5 s for one notification. */
+/* Wait for one notification. */
 static int monitor_next(struct nl *mon, struct objs *l)
 {
-	struct pollfd pfd = { mnl_socket_get_fd(mon->sk), POLLIN, 0 };
-	int n;
-
-	if (poll(&pfd, 1, 5000) != 1)
-		return -ETIMEDOUT;
-	n = mnl_socket_recvfrom(mon->sk, mon->buf, sizeof(mon->buf));
-	if (n < 0)
-		return -errno;
 	l->n = 0;
-	return mnl_cb_run(mon->buf, n, 0, 0, objs_cb, l) < 0 ? -errno : 0;
+	return nl_monitor_next(mon, objs_cb, l);
 }
 
 TEST_F(obj, changes_are_announced)

@@ -537,11 +537,7 @@ FIXTURE_SETUP(sched)
 {
 	if (!getenv("GPUVIRT_KO_DIR"))
 		SKIP(return, "GPUVIRT_KO_DIR is not set: not in the test VM");
-	ASSERT_EQ(0, gv_unload_all());
-	ASSERT_EQ(0, system("modprobe -q vfio_iommu_type1"));
-	ASSERT_EQ(0, gv_module_load(GV_CORE));
-	ASSERT_EQ(0, gv_module_load(GV_SIM));
-	ASSERT_EQ(0, gv_write(NEW, "0 h200-141gb"));
+	ASSERT_EQ(0, gv_setup_h200());
 	if (!gv_exists(GPU_KNOBS "/sched_policy"))
 		SKIP(return, "no " GPU_KNOBS "/sched_policy: no scheduler in this build");
 	snprintf(self->tmp, sizeof(self->tmp), "/tmp/gpuvirt_sched.XXXXXX");

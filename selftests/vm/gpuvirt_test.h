@@ -142,6 +142,23 @@ static inline int gv_read(const char *path, char *buf, size_t len)
 }
 
 /*
+ * The common start of a vGPU test: nothing of ours loaded, then the core
+ * and the sim with a simulated H200 as sim0. 0, or the first failure as
+ * -errno (a failing command is -EIO).
+ */
+static inline int gv_setup_h200(void)
+{
+	int err = gv_unload_all();
+
+	if (err)
+		return err;
+	if (system("modprobe -q vfio_iommu_type1"))
+		return -EIO;
+	return gv_module_load(GV_CORE) ?: gv_module_load(GV_SIM) ?:
+	       gv_write(GV_SIM_BUS "/new_device", "0 h200-141gb");
+}
+
+/*
  * Value of "key: value" in a debugfs file such as .../info or .../hw;
  * returns 0 and copies the value, or -errno.
  */

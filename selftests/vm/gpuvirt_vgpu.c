@@ -151,11 +151,7 @@ FIXTURE_SETUP(vgpu)
 {
 	if (!getenv("GPUVIRT_KO_DIR"))
 		SKIP(return, "GPUVIRT_KO_DIR is not set: not in the test VM");
-	ASSERT_EQ(0, gv_unload_all());
-	ASSERT_EQ(0, system("modprobe -q vfio_iommu_type1"));
-	ASSERT_EQ(0, gv_module_load(GV_CORE));
-	ASSERT_EQ(0, gv_module_load(GV_SIM));
-	ASSERT_EQ(0, gv_write(NEW, "0 h200-141gb"));
+	ASSERT_EQ(0, gv_setup_h200());
 	self->kmsg = gv_kmsg_open();
 }
 

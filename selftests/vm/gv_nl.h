@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <libmnl/libmnl.h>
+#include <poll.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <stdio.h>
@@ -204,6 +205,23 @@ static inline void nl_close(struct nl *nl)
 	if (nl->sk)
 		mnl_socket_close(nl->sk);
 	nl->sk = NULL;
+}
+
+/*
+ * Wait up to 5 s for one multicast message on @mon and run @cb over it:
+ * 0, -ETIMEDOUT, or -errno.
+ */
+static inline int nl_monitor_next(struct nl *mon, mnl_cb_t cb, void *data)
+{
+	struct pollfd pfd = { mnl_socket_get_fd(mon->sk), POLLIN, 0 };
+	int n;
+
+	if (poll(&pfd, 1, 5000) != 1)
+		return -ETIMEDOUT;
+	n = mnl_socket_recvfrom(mon->sk, mon->buf, sizeof(mon->buf));
+	if (n < 0)
+		return -errno;
+	return mnl_cb_run(mon->buf, n, 0, 0, cb, data) < 0 ? -errno : 0;
 }
 
 #endif /* GPUVIRT_GV_NL_H */

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * vGPUs are mdev devices, which only the mdev core creates and removes,
+ * through sysfs:
+ *
+ *   /sys/class/mdev_bus/<gpu name>/mdev_supported_types/<driver>-<type>/create
+ *   /sys/bus/mdev/devices/<uuid>/remove
+ *
+ * These helpers do that and nothing else; the caller reports errors. They
+ * return 0 or a negative errno.
+ */
+#ifndef GPUVIRTCTL_SYSFS_H
+#define GPUVIRTCTL_SYSFS_H
+
+#include <stddef.h>
+
+#include "units.h"
+
+/*
+ * Find the mdev type directory of type @type on the GPU named @gpu: the
+ * entry whose "name" file reads @type, or whose name ends in "-@type".
+ * -ENOENT: the GPU offers no such type; another errno: the GPU's
+ * mdev_supported_types directory cannot be read.
+ */
+int sysfs_mdev_type_dir(const char *gpu, const char *type, char *path,
+			size_t len);
+
+/* Create the vGPU @uuid in the type directory @type_dir. */
+int sysfs_mdev_create(const char *type_dir, const char *uuid);
+
+/* Remove the vGPU @uuid; -ENOENT if there is no mdev device of that UUID. */
+int sysfs_mdev_remove(const char *uuid);
+
+/* A random (version 4) UUID from /dev/urandom. */
+int sysfs_random_uuid(char out[UNITS_UUID_LEN]);
+
+#endif /* GPUVIRTCTL_SYSFS_H */
