@@ -67,7 +67,7 @@ kver612=$("$SRC/scripts/kver.sh" 6.12) || exit 1
 unit_kernel() {
 	make -s unit-kernel >/dev/null || return 1
 	local t rc=0
-	for t in build/user/unit/test_catalogue build/user/unit/test_sim_spec; do
+	for t in $(make -s unit-kernel-list); do
 		"$t" || rc=1
 	done
 	return $rc
