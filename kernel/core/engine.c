@@ -29,6 +29,7 @@
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <uapi/linux/gpuvirt_vgpu.h>
 
 #include "vgpu.h"
@@ -692,18 +693,19 @@ static int gpuvirt_engine_thread(void *data)
 
 	while (!kthread_should_stop()) {
 		struct gpuvirt_turn t = {};
-		u64 t0 = ktime_get_ns();
+		/* the cheap clock: the measurement must not cost much itself */
+		u64 t0 = local_clock();
 
 		vgpu = gpuvirt_sched_pick(s, &slice_ns, &idle_ns);
-		WRITE_ONCE(s->decide_ns, s->decide_ns + ktime_get_ns() - t0);
+		WRITE_ONCE(s->decide_ns, s->decide_ns + local_clock() - t0);
 		if (!vgpu) {
 			gpuvirt_sched_idle(s, idle_ns);
 			continue;
 		}
 		gpuvirt_engine_turn(vgpu, READ_ONCE(s->mark_ns), slice_ns, &t);
-		t0 = ktime_get_ns();
+		t0 = local_clock();
 		gpuvirt_sched_put(s, vgpu, &t);
-		WRITE_ONCE(s->decide_ns, s->decide_ns + ktime_get_ns() - t0);
+		WRITE_ONCE(s->decide_ns, s->decide_ns + local_clock() - t0);
 	}
 	return 0;
 }
