@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The demo, as run inside the test VM by scripts/demo.sh: load the modules,
-# create a simulated H200, slice it into three H200-35C vGPUs, run work on
-# all three at once through VFIO, and show the state with gpuvirtctl, sysfs
-# and debugfs.
+# apply a declarative file that creates a simulated H200 and slices it into
+# three H200-35C vGPUs, run work on all three at once through VFIO, compare
+# two scheduling policies on the same load, and show the state with
+# gpuvirtctl, sysfs and debugfs.
 set -euo pipefail
 
 KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
@@ -114,17 +115,41 @@ run modprobe -a mdev vfio_iommu_type1 vfio_pci_core
 run insmod "$KO/kernel/core/gpuvirt.ko"
 run insmod "$KO/kernel/sim/gpuvirt_sim.ko"
 run insmod "$KO/kernel/vfio_pci/gpuvirt_vfio_pci.ko"
-run sh -c 'echo "0 h200-141gb" > /sys/bus/gpuvirt_sim/new_device'
+# The set-up is one declarative file, applied by gpuvirtctl.
+CONF=$(mktemp /tmp/gpuvirt-demo.XXXXXX.yaml)
+cat >"$CONF" <<CONFIG
+simulated-gpus:
+  - id: 0
+    model: h200-141gb
+gpus:
+  - id: 0
+    sched:
+      policy: best-effort
+    vgpus:
+      - uuid: $U1
+        type: H200-35C
+      - uuid: $U2
+        type: H200-35C
+        weight: 200
+      - uuid: $U3
+        type: H200-35C
+        max-pct: 50
+CONFIG
+run cat "$CONF"
+run "$CTL" apply -f "$CONF" --dry-run
+run "$CTL" apply -f "$CONF"
+echo "# applying the same file again changes nothing:"
+run "$CTL" apply -f "$CONF"
+run "$CTL" assert -f "$CONF"
 run "$CTL" gpu show
-echo "\$ for t in $TYPES/*-H200-*C; do ...; done    # the C-series vGPU types"
+run "$CTL" type show gpu 0 name H200-35C
+echo "\$ for t in $TYPES/*-H200-*C; do ...; done    # the C-series vGPU types, in sysfs"
 for t in "$TYPES"/*-H200-*C; do
 	printf '%-12s available %-3s %s\n' "$(cat "$t/name")" \
 		"$(cat "$t/available_instances")" "$(cat "$t/description")"
 done
 echo
-for u in $UUIDS; do
-	run sh -c "echo $u > $T/create"
-done
+run "$CTL" vgpu show gpu 0
 run cat "$T/available_instances"
 run cat "$TYPES/gpuvirt_sim-H200-70C/available_instances"
 run ls /sys/bus/mdev/devices/
@@ -140,6 +165,10 @@ done
 echo
 run cat /sys/kernel/debug/gpuvirt_sim/sim0/vram
 policies_side_by_side
+echo "\$ $CTL stats --prometheus | grep -E '^gpuvirt_(vgpu_run|sched_busy)'"
+"$CTL" stats --prometheus | grep -E '^gpuvirt_(vgpu_run|sched_busy)'
+echo
+rm -f "$CONF"
 for u in $UUIDS; do
 	run sh -c "echo 1 > /sys/bus/mdev/devices/$u/remove"
 done

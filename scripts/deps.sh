@@ -16,7 +16,7 @@ set -euo pipefail
 check_only=0
 [ "${1:-}" = "--check" ] && check_only=1
 
-tools_pkgs=(build-essential pkg-config libmnl-dev sparse cppcheck dkms kmod
+tools_pkgs=(build-essential pkg-config libmnl-dev libyaml-dev sparse cppcheck dkms kmod
 	    qemu-system-x86 busybox-static cpio xz-utils python3 python3-yaml
 	    python3-jsonschema linux-source-6.12)
 

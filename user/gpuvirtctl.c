@@ -3,11 +3,13 @@
  * gpuvirtctl: the userspace helper of gpuvirt.
  *
  *	gpuvirtctl [ OPTIONS ] OBJECT { COMMAND | help }
+ *	gpuvirtctl [ OPTIONS ] { apply | assert } -f FILE ...
  *
  * This file parses the global options and dispatches to an object's command
  * through the tables the objects export (gpu.c, type.c, vgpu.c, sched.c,
- * monitor.c), and holds what their commands share: error reporting, the
- * netlink socket and the printing of "show" replies.
+ * monitor.c) or to one of the commands on a configuration file (apply.c),
+ * and holds what their commands share: error reporting, the netlink socket
+ * and the printing of "show" replies.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -27,9 +29,18 @@ static const struct object *const objects[] = {
 	&vgpu_object,
 	&sched_object,
 	&monitor_object,
+	&stats_object,
 };
 
 #define N_OBJECTS	(sizeof(objects) / sizeof(objects[0]))
+
+/* Commands on a configuration file: dispatched as objects, listed apart. */
+static const struct object *const file_cmds[] = {
+	&apply_object,
+	&assert_object,
+};
+
+#define N_FILE_CMDS	(sizeof(file_cmds) / sizeof(file_cmds[0]))
 
 /* Errors ------------------------------------------------------------------ */
 
@@ -179,8 +190,10 @@ static void usage(FILE *out)
 {
 	size_t i;
 
-	fputs("Usage: gpuvirtctl [ OPTIONS ] OBJECT { COMMAND | help }\n"
-	      "       gpuvirtctl help\n"
+	fputs("Usage: gpuvirtctl [ OPTIONS ] OBJECT { COMMAND | help }\n", out);
+	for (i = 0; i < N_FILE_CMDS; i++)
+		usage_cmd(out, "       ", file_cmds[i]->name, file_cmds[i]->bare);
+	fputs("       gpuvirtctl help\n"
 	      "where  OBJECT := {", out);
 	for (i = 0; i < N_OBJECTS; i++)
 		fprintf(out, " %s%s", objects[i]->name,
@@ -307,10 +320,13 @@ int main(int argc, char **argv)
 	}
 
 	pr_init(stdout, ctx.json, ctx.pretty);
-	for (i = 0; i < N_OBJECTS; i++) {
-		if (strcmp(objects[i]->name, argv[0]))
+	for (i = 0; i < N_OBJECTS + N_FILE_CMDS; i++) {
+		const struct object *obj = i < N_OBJECTS ? objects[i] :
+					   file_cmds[i - N_OBJECTS];
+
+		if (strcmp(obj->name, argv[0]))
 			continue;
-		ret = run_object(&ctx, objects[i], argc - 1, argv + 1);
+		ret = run_object(&ctx, obj, argc - 1, argv + 1);
 		if (pr_flush() && ret == EXIT_OK) {
 			err_print("cannot write the output: %s",
 				  strerror(errno));

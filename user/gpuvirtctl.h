@@ -58,6 +58,10 @@ extern const struct object type_object;
 extern const struct object vgpu_object;
 extern const struct object sched_object;
 extern const struct object monitor_object;
+extern const struct object stats_object;
+/* Not objects: "apply -f FILE" and "assert -f FILE", each a bare command. */
+extern const struct object apply_object;
+extern const struct object assert_object;
 
 /* Print an object's usage lines, "Usage: gpuvirtctl gpu show [ id ID ]". */
 void usage_object(FILE *out, const struct object *obj);
@@ -105,5 +109,11 @@ int gpu_print(const struct nlmsghdr *nlh);
 int gpu_name(struct ctx *ctx, uint32_t id, char *buf, size_t len);
 int vgpu_print(const struct nlmsghdr *nlh);
 int sched_print(const struct nlmsghdr *nlh);
+
+/*
+ * Why the mdev core refused to create a vGPU (the negative errno @err of
+ * writing its create file), for the errors "vgpu add" and "apply" give.
+ */
+const char *vgpu_create_hint(int err);
 
 #endif /* GPUVIRTCTL_H */

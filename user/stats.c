@@ -87,7 +87,6 @@ static const struct metric m_open = {
 #define STATS_LINE	256
 
 struct family_buf {
-	const struct metric *m;
 	char *text;
 	size_t len, cap;
 };

@@ -17,8 +17,7 @@
 #define MDEV_BUS	"/sys/class/mdev_bus"
 #define MDEV_DEVICES	"/sys/bus/mdev/devices"
 
-/* Write @val to the sysfs file @path in one write(); 0 or -errno. */
-static int sysfs_write(const char *path, const char *val)
+int sysfs_write(const char *path, const char *val)
 {
 	size_t len = strlen(val);
 	ssize_t n;
@@ -38,8 +37,7 @@ static int sysfs_write(const char *path, const char *val)
 	return err;
 }
 
-/* Read the first line of the sysfs file @path, newline dropped. */
-static int sysfs_read_line(const char *path, char *buf, size_t len)
+int sysfs_read_line(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
 	int fd, err = 0;

@@ -6,8 +6,9 @@
  *   /sys/class/mdev_bus/<gpu name>/mdev_supported_types/<driver>-<type>/create
  *   /sys/bus/mdev/devices/<uuid>/remove
  *
- * These helpers do that and nothing else; the caller reports errors. They
- * return 0 or a negative errno.
+ * These helpers do that, and read and write single sysfs files for "apply"
+ * (the simulated GPUs' new_device, a GPU's vgpu_mode); the caller reports
+ * errors. They return 0 or a negative errno.
  */
 #ifndef GPUVIRTCTL_SYSFS_H
 #define GPUVIRTCTL_SYSFS_H
@@ -15,6 +16,12 @@
 #include <stddef.h>
 
 #include "units.h"
+
+/* Write @val to the sysfs file @path in one write(). */
+int sysfs_write(const char *path, const char *val);
+
+/* Read the first line of the sysfs file @path, newline dropped. */
+int sysfs_read_line(const char *path, char *buf, size_t len);
 
 /*
  * Find the mdev type directory of type @type on the GPU named @gpu: the

@@ -293,8 +293,7 @@ static const struct arg_spec vgpu_add_args[] = {
 	{ .keyword = NULL }
 };
 
-/* Why the mdev core refused to create a vGPU, for the errors it gives. */
-static const char *create_hint(int err)
+const char *vgpu_create_hint(int err)
 {
 	switch (err) {
 	case -ENOSPC:
@@ -362,7 +361,7 @@ static int vgpu_add(struct ctx *ctx, const void *o, uint64_t given)
 	err = sysfs_mdev_create(dir, uuid);
 	if (err) {
 		err_print("cannot create vGPU %s of type %s on GPU %u: %s",
-			  uuid, opts->type, opts->gpu, create_hint(err));
+			  uuid, opts->type, opts->gpu, vgpu_create_hint(err));
 		return EXIT_RUNTIME;
 	}
 

@@ -128,7 +128,7 @@ debugfs_is() {
 	return 1
 }
 
-ktap_plan 38
+ktap_plan 41
 
 # 1: no module, no family
 run gpu show
@@ -601,10 +601,37 @@ cmp -s "$T/json" "$T/json2"
 ktap_result $? "GPUs 0 and 5 unchanged by the monitor test"
 
 # 36: help lists the new objects; an unknown command of one is a usage error
-"$CTL" help >"$T/out" 2>&1 && has "$T/out" "OBJECT := { gpu | type | vgpu | sched | monitor }" &&
+"$CTL" help >"$T/out" 2>&1 && has "$T/out" "OBJECT := { gpu | type | vgpu | sched | monitor | stats" &&
 	"$CTL" vgpu help >"$T/out" && has "$T/out" "vgpu show [ uuid UUID | gpu ID ]" &&
 	run sched frob && [ $rc -eq 2 ] && has "$T/err" 'unknown command "frob"'
 ktap_result $? "help lists the objects and commands; sched frob: usage error"
+
+# stats: the Prometheus text format, each family announced once, every
+# sample a well-formed line, the vGPU's counters there with its labels
+run stats --prometheus
+ok=$rc
+bad=0
+while IFS= read -r l; do
+	case $l in
+	"# HELP gpuvirt_"* | "# TYPE gpuvirt_"*" counter" | "# TYPE gpuvirt_"*" gauge") ;;
+	*) [[ $l =~ ^gpuvirt_[a-z_]+\{[a-z]+=\"[^\"]*\"(,[a-z]+=\"[^\"]*\")*\}\ [0-9.e+-]+$ ]] ||
+		{ echo "# not a metric line: $l"; bad=1; } ;;
+	esac
+done <"$T/out"
+[ $ok -eq 0 ] && [ $bad -eq 0 ] &&
+	line "$T/out" "gpuvirt_vgpu_weight\{gpu=\"0\",uuid=\"$U1\",type=\"H200-35C\"\} [0-9]+" &&
+	line "$T/out" 'gpuvirt_gpu_info\{gpu="0",name="sim0",model="h200-141gb"\} 1' &&
+	[ "$(grep -c '^# TYPE gpuvirt_vgpu_run_seconds_total counter$' "$T/out")" = 1 ]
+ktap_result $? "stats --prometheus: well-formed families and samples, with the vGPU"
+
+run stats --prometheus file "$T/gpuvirt.prom"
+[ $rc -eq 0 ] && [ ! -s "$T/out" ] && [ ! -e "$T/gpuvirt.prom.tmp" ] &&
+	has "$T/gpuvirt.prom" "gpuvirt_sched_busy_seconds_total{gpu=\"0\"}"
+ktap_result $? "stats file PATH: written whole through a rename, nothing on stdout"
+
+run stats
+[ $rc -eq 2 ] && has "$T/err" "--prometheus"
+ktap_result $? "stats without --prometheus: a usage error that says what to add"
 
 # 37: the last vGPU goes; nothing is left
 run vgpu del uuid "$U1"

@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of the configuration parser of "gpuvirtctl apply" (user/config.c).
+ *
+ * Every variant of the "bad" fixture is one file with the exact error it
+ * gives, line and column included: unknown keys, values of the wrong kind,
+ * values out of the ranges the command line and the kernel use, duplicates,
+ * and what goes together. The TESTs parse valid files, YAML and JSON, and
+ * check the model field by field.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+
+#include <uapi/linux/gpuvirt.h>
+
+#include "config.h"
+
+#define U1	"5a3c0001-0000-4000-8000-000000000001"
+#define U2	"5a3c0001-0000-4000-8000-000000000002"
+#define U3	"5a3c0001-0000-4000-8000-000000000003"
+
+static int parse(const char *text, struct config *cfg, char *err, size_t len)
+{
+	return config_parse("t.yaml", text, strlen(text), cfg, err, len);
+}
+
+/* Files that are refused, with their messages. ------------------------------ */
+
+FIXTURE(bad) {
+	struct config cfg;
+	char err[512];
+};
+
+FIXTURE_VARIANT(bad) {
+	const char *text;
+	const char *err;
+};
+
+#define BAD(vname, t, e) \
+	FIXTURE_VARIANT_ADD(bad, vname) { .text = t, .err = e }
+
+/* A GPU with one vGPU, whose lines are given by V (indented 8). */
+#define ONE_VGPU(V)							\
+	"gpus:\n"							\
+	"  - id: 0\n"							\
+	"    vgpus:\n"							\
+	"      - uuid: " U1 "\n"					\
+	V
+
+/* Unknown keys: what a later version may add fails loudly. */
+BAD(unknown_top, "gpus: []\nmig-layout:\n  - gpu: 0\n",
+    "t.yaml:2:1: unknown key \"mig-layout\" in the file (expected simulated-gpus, gpus)");
+BAD(unknown_top_passthrough, "passthrough: []\n",
+    "t.yaml:1:1: unknown key \"passthrough\" in the file (expected simulated-gpus, gpus)");
+BAD(unknown_gpu, "gpus:\n  - id: 0\n    mig:\n      enabled: true\n",
+    "t.yaml:3:5: unknown key \"mig\" in a GPU (expected id, vgpu-mode, sched, vgpus)");
+BAD(unknown_sched, "gpus:\n  - id: 0\n    sched:\n      quantum: 5\n",
+    "t.yaml:4:7: unknown key \"quantum\" in \"sched\" (expected policy, timeslice-us)");
+BAD(unknown_vgpu, ONE_VGPU("        type: H200-35C\n        wieght: 5\n"),
+    "t.yaml:6:9: unknown key \"wieght\" in a vGPU (expected uuid, type, weight, min-pct, max-pct)");
+BAD(unknown_sim, "simulated-gpus:\n  - id: 0\n    model: h200-141gb\n    numa: 1\n",
+    "t.yaml:4:5: unknown key \"numa\" in a simulated GPU (expected id, model, vram, engines)");
+BAD(key_case, "GPUS: []\n",
+    "t.yaml:1:1: unknown key \"GPUS\" in the file (expected simulated-gpus, gpus)");
+BAD(key_not_scalar, "gpus:\n  - id: 0\n    [a]: 1\n",
+    "t.yaml:3:5: a key of a GPU must be a string");
+
+/* Values of the wrong kind. */
+BAD(top_list, "- id: 0\n",
+    "t.yaml:1:1: the file must be a mapping, got a list");
+BAD(top_scalar, "gpus\n",
+    "t.yaml:1:1: the file must be a mapping, got a string (\"gpus\")");
+BAD(gpus_mapping, "gpus:\n  id: 0\n",
+    "t.yaml:2:3: \"gpus\" expects a list, got a mapping");
+BAD(gpus_null, "gpus:\n",
+    "t.yaml:1:6: \"gpus\" expects a list, got an empty value");
+BAD(gpu_scalar, "gpus:\n  - 0\n",
+    "t.yaml:2:5: a GPU must be a mapping, got a number (0)");
+BAD(sched_list, "gpus:\n  - id: 0\n    sched: [equal-share]\n",
+    "t.yaml:3:12: \"sched\" expects a mapping, got a list");
+BAD(vgpus_scalar, "gpus:\n  - id: 0\n    vgpus: " U1 "\n",
+    "t.yaml:3:12: \"vgpus\" expects a list, got a string (\"" U1 "\")");
+BAD(type_number, ONE_VGPU("        type: 35\n"),
+    "t.yaml:5:15: \"type\" expects a string, got a number (35)");
+BAD(type_float, ONE_VGPU("        type: 3.5\n"),
+    "t.yaml:5:15: \"type\" expects a string, got a number (3.5)");
+BAD(type_bool, ONE_VGPU("        type: yes\n"),
+    "t.yaml:5:15: \"type\" expects a string, got a boolean (yes)");
+BAD(type_null, ONE_VGPU("        type: ~\n"),
+    "t.yaml:5:15: \"type\" expects a string, got an empty value");
+BAD(type_empty, ONE_VGPU("        type:\n"),
+    "t.yaml:5:14: \"type\" expects a string, got an empty value");
+BAD(type_list, ONE_VGPU("        type: [H200-35C]\n"),
+    "t.yaml:5:15: \"type\" expects a string, got a list");
+BAD(type_mapping, ONE_VGPU("        type: {name: H200-35C}\n"),
+    "t.yaml:5:15: \"type\" expects a string, got a mapping");
+BAD(type_hex, ONE_VGPU("        type: 0x35\n"),
+    "t.yaml:5:15: \"type\" expects a string, got a number (0x35)");
+BAD(model_number, "simulated-gpus:\n  - id: 0\n    model: 100\n",
+    "t.yaml:3:12: \"model\" expects a string, got a number (100)");
+BAD(id_string, "gpus:\n  - id: zero\n",
+    "t.yaml:2:9: \"id\" expects a number from 0 to 4294967295, got \"zero\"");
+BAD(id_quoted, "gpus:\n  - id: \"0\"\n",
+    "t.yaml:2:9: \"id\" expects a number from 0 to 4294967295, got a string (\"0\")");
+BAD(id_list, "gpus:\n  - id: [0]\n",
+    "t.yaml:2:9: \"id\" expects a number from 0 to 4294967295, got a list");
+BAD(weight_quoted, ONE_VGPU("        type: H200-35C\n        weight: '100'\n"),
+    "t.yaml:6:17: \"weight\" expects a number from 1 to 10000, got a string (\"100\")");
+BAD(weight_bool, ONE_VGPU("        type: H200-35C\n        weight: true\n"),
+    "t.yaml:6:17: \"weight\" expects a number from 1 to 10000, got \"true\"");
+BAD(weight_float, ONE_VGPU("        type: H200-35C\n        weight: 1.5\n"),
+    "t.yaml:6:17: \"weight\" expects a number from 1 to 10000, got \"1.5\"");
+BAD(uuid_list, "gpus:\n  - id: 0\n    vgpus:\n      - uuid: [1]\n",
+    "t.yaml:4:15: \"uuid\" expects a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx), got a list");
+BAD(policy_number, "gpus:\n  - id: 0\n    sched:\n      policy: 1\n",
+    "t.yaml:4:15: \"policy\" expects one of best-effort, equal-share, fixed-share, weighted, got a number (1)");
+
+/* Values out of range: the command line's and the kernel's ranges. */
+BAD(id_too_big, "gpus:\n  - id: 4294967296\n",
+    "t.yaml:2:9: \"id\" expects a number from 0 to 4294967295, got \"4294967296\"");
+BAD(id_negative, "gpus:\n  - id: -1\n",
+    "t.yaml:2:9: \"id\" expects a number from 0 to 4294967295, got \"-1\"");
+BAD(id_octal, "gpus:\n  - id: 010\n",
+    "t.yaml:2:9: \"id\" expects a number from 0 to 4294967295, got \"010\"");
+BAD(id_underscore, "gpus:\n  - id: 1_000\n",
+    "t.yaml:2:9: \"id\" expects a number from 0 to 4294967295, got \"1_000\"");
+BAD(weight_zero, ONE_VGPU("        type: H200-35C\n        weight: 0\n"),
+    "t.yaml:6:17: \"weight\" expects a number from 1 to 10000, got \"0\"");
+BAD(weight_high, ONE_VGPU("        type: H200-35C\n        weight: 10001\n"),
+    "t.yaml:6:17: \"weight\" expects a number from 1 to 10000, got \"10001\"");
+BAD(min_high, ONE_VGPU("        type: H200-35C\n        min-pct: 101\n"),
+    "t.yaml:6:18: \"min-pct\" expects a number from 0 to 100, got \"101\"");
+BAD(max_zero, ONE_VGPU("        type: H200-35C\n        max-pct: 0\n"),
+    "t.yaml:6:18: \"max-pct\" expects a number from 1 to 100, got \"0\"");
+BAD(max_high, ONE_VGPU("        type: H200-35C\n        max-pct: 101\n"),
+    "t.yaml:6:18: \"max-pct\" expects a number from 1 to 100, got \"101\"");
+BAD(timeslice_low, "gpus:\n  - id: 0\n    sched:\n      timeslice-us: 99\n",
+    "t.yaml:4:21: \"timeslice-us\" expects 0 or a number from 100 to 100000, got \"99\"");
+BAD(timeslice_high, "gpus:\n  - id: 0\n    sched:\n      timeslice-us: 100001\n",
+    "t.yaml:4:21: \"timeslice-us\" expects 0 or a number from 100 to 100000, got \"100001\"");
+BAD(policy_unknown, "gpus:\n  - id: 0\n    sched:\n      policy: fair\n",
+    "t.yaml:4:15: \"policy\" expects one of best-effort, equal-share, fixed-share, weighted, got \"fair\"");
+BAD(policy_case, "gpus:\n  - id: 0\n    sched:\n      policy: Weighted\n",
+    "t.yaml:4:15: \"policy\" expects one of best-effort, equal-share, fixed-share, weighted, got \"Weighted\"");
+BAD(mode_unknown, "gpus:\n  - id: 0\n    vgpu-mode: mig\n",
+    "t.yaml:3:16: \"vgpu-mode\" expects one of homogeneous, mixed, got \"mig\"");
+BAD(engines_high, "simulated-gpus:\n  - {id: 1, model: custom, vram: 24G, engines: 65}\n",
+    "t.yaml:2:48: \"engines\" expects a number from 1 to 64, got \"65\"");
+BAD(vram_low, "simulated-gpus:\n  - {id: 1, model: custom, vram: 512M, engines: 4}\n",
+    "t.yaml:2:34: \"vram\" expects a size from 1G to 1T (suffixes K, M, G, T), got \"512M\"");
+BAD(vram_high, "simulated-gpus:\n  - {id: 1, model: custom, vram: 2T, engines: 4}\n",
+    "t.yaml:2:34: \"vram\" expects a size from 1G to 1T (suffixes K, M, G, T), got \"2T\"");
+BAD(vram_unit, "simulated-gpus:\n  - {id: 1, model: custom, vram: 24GB, engines: 4}\n",
+    "t.yaml:2:34: \"vram\" expects a size from 1G to 1T (suffixes K, M, G, T), got \"24GB\"");
+BAD(model_upper, "simulated-gpus:\n  - id: 0\n    model: H200-141GB\n",
+    "t.yaml:3:12: \"model\" expects a name of 1 to 23 characters of a-z, 0-9, '-' and '.', got \"H200-141GB\"");
+BAD(type_blank, ONE_VGPU("        type: H200 35C\n"),
+    "t.yaml:5:15: \"type\" expects a name of 1 to 23 characters of letters, digits, '-', '_' and '.', got \"H200 35C\"");
+BAD(type_slash, ONE_VGPU("        type: ../H200-35C\n"),
+    "t.yaml:5:15: \"type\" expects a name of 1 to 23 characters of letters, digits, '-', '_' and '.', got \"../H200-35C\"");
+BAD(type_long, ONE_VGPU("        type: ABCDEFGHIJKLMNOPQRSTUVWX\n"),
+    "t.yaml:5:15: \"type\" expects a name of 1 to 23 characters of letters, digits, '-', '_' and '.', got \"ABCDEFGHIJKLMNOPQRSTUVWX\"");
+BAD(type_quoted_empty, ONE_VGPU("        type: \"\"\n"),
+    "t.yaml:5:15: \"type\" expects a name of 1 to 23 characters of letters, digits, '-', '_' and '.', got \"\"");
+
+/* UUIDs. */
+#define UUID_ERR(got) \
+	"\"uuid\" expects a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx), got \"" got "\""
+BAD(uuid_short, "gpus:\n  - id: 0\n    vgpus:\n      - uuid: 5a3c0001-0000-4000-8000-00000000001\n",
+    "t.yaml:4:15: " UUID_ERR("5a3c0001-0000-4000-8000-00000000001"));
+BAD(uuid_not_hex, "gpus:\n  - id: 0\n    vgpus:\n      - uuid: 5a3c0001-0000-4000-8000-00000000000g\n",
+    "t.yaml:4:15: " UUID_ERR("5a3c0001-0000-4000-8000-00000000000g"));
+BAD(uuid_no_dashes, "gpus:\n  - id: 0\n    vgpus:\n      - uuid: 5a3c00010000400080000000000000001\n",
+    "t.yaml:4:15: " UUID_ERR("5a3c00010000400080000000000000001"));
+BAD(uuid_number, "gpus:\n  - id: 0\n    vgpus:\n      - uuid: 12\n",
+    "t.yaml:4:15: " UUID_ERR("12"));
+
+/* What is required, and what goes together. */
+BAD(gpu_no_id, "gpus:\n  - vgpu-mode: mixed\n",
+    "t.yaml:2:5: a GPU needs \"id\"");
+BAD(vgpu_no_type, ONE_VGPU("        weight: 3\n"),
+    "t.yaml:4:9: a vGPU needs \"type\"");
+BAD(vgpu_no_uuid, "gpus:\n  - id: 0\n    vgpus:\n      - type: H200-35C\n",
+    "t.yaml:4:9: a vGPU needs \"uuid\"");
+BAD(sim_no_model, "simulated-gpus:\n  - id: 0\n",
+    "t.yaml:2:5: a simulated GPU needs \"model\"");
+BAD(custom_no_vram, "simulated-gpus:\n  - {id: 1, model: custom, engines: 4}\n",
+    "t.yaml:2:5: a custom simulated GPU needs \"vram\"");
+BAD(custom_no_engines, "simulated-gpus:\n  - {id: 1, model: custom, vram: 8G}\n",
+    "t.yaml:2:5: a custom simulated GPU needs \"engines\"");
+BAD(vram_not_custom, "simulated-gpus:\n  - id: 1\n    model: a100-40gb\n    vram: 8G\n",
+    "t.yaml:4:11: \"vram\" is only for model custom");
+BAD(engines_not_custom, "simulated-gpus:\n  - {id: 1, model: a100-40gb, engines: 2}\n",
+    "t.yaml:2:40: \"engines\" is only for model custom");
+BAD(min_above_max, ONE_VGPU("        type: H200-35C\n        max-pct: 50\n        min-pct: 60\n"),
+    "t.yaml:7:18: \"min-pct\" (60) must not be above \"max-pct\" (50)");
+BAD(min_sum, "gpus:\n  - id: 3\n    vgpus:\n"
+	"      - {uuid: " U1 ", type: H200-35C, min-pct: 60}\n"
+	"      - {uuid: " U2 ", type: H200-35C}\n"
+	"      - {uuid: " U3 ", type: H200-35C, min-pct: 41}\n",
+    "t.yaml:6:9: the \"min-pct\" of the vGPUs of GPU 3 add up to more than 100");
+BAD(homogeneous_types, "gpus:\n  - id: 0\n    vgpus:\n"
+	"      - {uuid: " U1 ", type: H200-35C}\n"
+	"      - {uuid: " U2 ", type: H200-17C}\n"
+	"    vgpu-mode: homogeneous\n",
+    "t.yaml:5:9: GPU 0 is homogeneous, but its vGPUs are of types H200-35C and H200-17C");
+
+/* Duplicates. */
+BAD(dup_uuid, "gpus:\n  - id: 0\n    vgpus:\n"
+	"      - {uuid: " U1 ", type: H200-35C}\n"
+	"      - {uuid: " U1 ", type: H200-35C}\n",
+    "t.yaml:5:9: vGPU " U1 " is listed twice (first on line 4)");
+BAD(dup_uuid_case, "gpus:\n  - id: 0\n    vgpus:\n"
+	"      - {uuid: " U1 ", type: H200-35C}\n"
+	"      - {uuid: 5A3C0001-0000-4000-8000-000000000001, type: H200-35C}\n",
+    "t.yaml:5:9: vGPU " U1 " is listed twice (first on line 4)");
+BAD(dup_uuid_gpus, "gpus:\n"
+	"  - id: 0\n    vgpus:\n      - {uuid: " U1 ", type: H200-35C}\n"
+	"  - id: 1\n    vgpus:\n      - {uuid: " U2 ", type: H200-35C}\n"
+	"      - {uuid: " U1 ", type: H200-35C}\n",
+    "t.yaml:8:9: vGPU " U1 " is listed twice (first on line 4)");
+BAD(dup_gpu, "gpus:\n  - id: 0\n  - id: 1\n  - id: 0\n",
+    "t.yaml:4:5: GPU 0 is listed twice (first on line 2)");
+BAD(dup_sim, "simulated-gpus:\n  - {id: 2, model: a100-40gb}\n  - {id: 2, model: h100-80gb}\n",
+    "t.yaml:3:5: simulated GPU 2 is listed twice (first on line 2)");
+BAD(dup_key, "gpus:\n  - id: 0\n    id: 1\n",
+    "t.yaml:3:5: \"id\" is given twice (first on line 2)");
+BAD(dup_top_key, "gpus: []\ngpus: []\n",
+    "t.yaml:2:1: \"gpus\" is given twice (first on line 1)");
+
+/* The document itself. */
+BAD(empty, "", "t.yaml:1:1: the file holds no document (write {} for an empty configuration)");
+BAD(comment_only, "# nothing yet\n",
+    "t.yaml:1:1: the file holds no document (write {} for an empty configuration)");
+BAD(two_documents, "gpus: []\n---\ngpus: []\n",
+    "t.yaml:2:1: only one document is allowed");
+BAD(syntax_flow, "gpus: [\n",
+    "t.yaml:2:1: did not find expected node content while parsing a flow node at line 2, column 1");
+BAD(syntax_indent, "gpus:\n  - id: 0\n   vgpus: []\n",
+    "t.yaml:3:4: did not find expected '-' indicator while parsing a block collection at line 2, column 3");
+BAD(syntax_tab, "gpus:\n\t- id: 0\n",
+    "t.yaml:2:1: found character that cannot start any token while scanning for the next token at line 2, column 1");
+BAD(tag_custom, "gpus:\n  - !gpu {id: 0}\n",
+    "t.yaml:2:5: unsupported tag \"!gpu\"");
+BAD(json_unknown, "{\"gpus\": [{\"id\": 0, \"mig\": {}}]}",
+    "t.yaml:1:21: unknown key \"mig\" in a GPU (expected id, vgpu-mode, sched, vgpus)");
+BAD(json_type_number, "{\"gpus\": [{\"id\": 0, \"vgpus\": [{\"uuid\": \"" U1 "\", \"type\": 35}]}]}",
+    "t.yaml:1:88: \"type\" expects a string, got a number (35)");
+
+FIXTURE_SETUP(bad)
+{
+}
+
+FIXTURE_TEARDOWN(bad)
+{
+	config_free(&self->cfg);
+}
+
+TEST_F(bad, refused)
+{
+	ASSERT_EQ(-1, parse(variant->text, &self->cfg, self->err,
+			    sizeof(self->err)));
+	EXPECT_STREQ(variant->err, self->err);
+	/* Nothing is left in the model. */
+	EXPECT_EQ(0U, self->cfg.n_gpus);
+	EXPECT_EQ(0U, self->cfg.n_sims);
+}
+
+/* Valid files. ------------------------------------------------------------- */
+
+static const char full_yaml_text[] =
+	"# the example of the admin guide\n"
+	"simulated-gpus:\n"
+	"  - id: 0\n"
+	"    model: h200-141gb\n"
+	"  - id: 7\n"
+	"    model: custom\n"
+	"    vram: 24G\n"
+	"    engines: 4\n"
+	"gpus:\n"
+	"  - id: 0\n"
+	"    vgpu-mode: homogeneous\n"
+	"    sched:\n"
+	"      policy: equal-share\n"
+	"      timeslice-us: 2000\n"
+	"    vgpus:\n"
+	"      - uuid: " U1 "\n"
+	"        type: H200-35C\n"
+	"        weight: 100\n"
+	"        min-pct: 0\n"
+	"        max-pct: 100\n"
+	"      - uuid: " U2 "\n"
+	"        type: H200-35C\n"
+	"  - id: 7\n"
+	"    vgpu-mode: mixed\n";
+
+static const char full_json_text[] =
+	"{\"simulated-gpus\": [{\"id\": 0, \"model\": \"h200-141gb\"},\n"
+	" {\"id\": 7, \"model\": \"custom\", \"vram\": 25769803776, \"engines\": 4}],\n"
+	" \"gpus\": [{\"id\": 0, \"vgpu-mode\": \"homogeneous\",\n"
+	"   \"sched\": {\"policy\": \"equal-share\", \"timeslice-us\": 2000},\n"
+	"   \"vgpus\": [{\"uuid\": \"" U1 "\", \"type\": \"H200-35C\",\n"
+	"              \"weight\": 100, \"min-pct\": 0, \"max-pct\": 100},\n"
+	"             {\"uuid\": \"" U2 "\", \"type\": \"H200-35C\"}]},\n"
+	"  {\"id\": 7, \"vgpu-mode\": \"mixed\"}]}\n";
+
+static void check_full(struct __test_metadata *_metadata,
+		       const struct config *cfg)
+{
+	const struct config_gpu *g;
+	const struct config_vgpu *v;
+
+	ASSERT_EQ(2U, cfg->n_sims);
+	EXPECT_EQ(0U, cfg->sims[0].id);
+	EXPECT_STREQ("h200-141gb", cfg->sims[0].model);
+	EXPECT_EQ(7U, cfg->sims[1].id);
+	EXPECT_STREQ("custom", cfg->sims[1].model);
+	EXPECT_EQ(24ULL << 30, cfg->sims[1].vram);
+	EXPECT_EQ(4U, cfg->sims[1].engines);
+
+	ASSERT_EQ(2U, cfg->n_gpus);
+	g = &cfg->gpus[0];
+	EXPECT_EQ(0U, g->id);
+	EXPECT_EQ(CONFIG_VGPU_MODE_HOMOGENEOUS, (int)g->vgpu_mode);
+	EXPECT_TRUE(g->has_policy);
+	EXPECT_EQ((uint32_t)GPUVIRT_SCHED_POLICY_EQUAL_SHARE, g->policy);
+	EXPECT_TRUE(g->has_timeslice);
+	EXPECT_EQ(2000U, g->timeslice_us);
+	ASSERT_EQ(2U, g->n_vgpus);
+	v = &g->vgpus[0];
+	EXPECT_STREQ(U1, v->uuid);
+	EXPECT_STREQ("H200-35C", v->type);
+	EXPECT_TRUE(v->has_weight && v->has_min && v->has_max);
+	EXPECT_EQ(100U, v->weight);
+	EXPECT_EQ(0U, v->min_pct);
+	EXPECT_EQ(100U, v->max_pct);
+	v = &g->vgpus[1];
+	EXPECT_STREQ(U2, v->uuid);
+	EXPECT_FALSE(v->has_weight || v->has_min || v->has_max);
+
+	g = &cfg->gpus[1];
+	EXPECT_EQ(7U, g->id);
+	EXPECT_EQ(CONFIG_VGPU_MODE_MIXED, (int)g->vgpu_mode);
+	EXPECT_FALSE(g->has_policy || g->has_timeslice);
+	EXPECT_EQ(0U, g->n_vgpus);
+
+	EXPECT_EQ(&cfg->gpus[1], config_find_gpu(cfg, 7));
+	EXPECT_EQ(NULL, config_find_gpu(cfg, 1));
+	EXPECT_EQ(&cfg->sims[1], config_find_sim(cfg, 7));
+	EXPECT_EQ(&cfg->gpus[0].vgpus[1], config_find_vgpu(&cfg->gpus[0], U2));
+	EXPECT_EQ(NULL, config_find_vgpu(&cfg->gpus[0], U3));
+}
+
+TEST(full_yaml)
+{
+	struct config cfg;
+	char err[512];
+
+	ASSERT_EQ(0, parse(full_yaml_text, &cfg, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_STREQ("", err);
+	check_full(_metadata, &cfg);
+	/* Lines, for the messages of apply. */
+	EXPECT_EQ(3U, cfg.sims[0].line);
+	EXPECT_EQ(10U, cfg.gpus[0].line);
+	EXPECT_EQ(16U, cfg.gpus[0].vgpus[0].line);
+	EXPECT_EQ(21U, cfg.gpus[0].vgpus[1].line);
+	config_free(&cfg);
+	EXPECT_EQ(0U, cfg.n_gpus);
+}
+
+/* JSON is YAML's flow style: the same model. */
+TEST(full_json)
+{
+	struct config cfg;
+	char err[512];
+
+	ASSERT_EQ(0, parse(full_json_text, &cfg, err, sizeof(err)))
+		TH_LOG("%s", err);
+	check_full(_metadata, &cfg);
+	config_free(&cfg);
+}
+
+TEST(empty_mapping)
+{
+	struct config cfg;
+	char err[512];
+
+	ASSERT_EQ(0, parse("{}\n", &cfg, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(0U, cfg.n_gpus);
+	EXPECT_EQ(0U, cfg.n_sims);
+	config_free(&cfg);
+
+	ASSERT_EQ(0, parse("---\nsimulated-gpus: []\ngpus: []\n...\n", &cfg,
+			   err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(0U, cfg.n_gpus);
+	config_free(&cfg);
+}
+
+/* Edge values and spellings that are accepted. */
+TEST(edges)
+{
+	static const char text[] =
+		"gpus:\n"
+		"  - id: 4294967295\n"
+		"    sched: {timeslice-us: 0}\n"
+		"    vgpus:\n"
+		"      - uuid: '5A3C0001-0000-4000-8000-0000000000AB'\n"
+		"        type: \"35\"\n"
+		"        weight: 10000\n"
+		"        min-pct: 100\n"
+		"        max-pct: 100\n"
+		"      - uuid: " U2 "\n"
+		"        type: A_b.c-D\n"
+		"        weight: 0x10\n"
+		"        max-pct: 1\n"
+		"  - id: 0x2a\n"
+		"    sched: {policy: weighted, timeslice-us: 100000}\n"
+		"  - id: 1\n"
+		"    sched: {timeslice-us: 100}\n"
+		"    vgpus: []\n";
+	const struct config_vgpu *v;
+	struct config cfg;
+	char err[512];
+
+	ASSERT_EQ(0, parse(text, &cfg, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(3U, cfg.n_gpus);
+	EXPECT_EQ(UINT32_MAX, cfg.gpus[0].id);
+	EXPECT_TRUE(cfg.gpus[0].has_timeslice);
+	EXPECT_EQ(0U, cfg.gpus[0].timeslice_us);
+	EXPECT_FALSE(cfg.gpus[0].has_policy);
+	EXPECT_EQ(CONFIG_VGPU_MODE_UNSET, (int)cfg.gpus[0].vgpu_mode);
+	ASSERT_EQ(2U, cfg.gpus[0].n_vgpus);
+	v = &cfg.gpus[0].vgpus[0];
+	/* Canonical lower case, as the kernel names it. */
+	EXPECT_STREQ("5a3c0001-0000-4000-8000-0000000000ab", v->uuid);
+	EXPECT_STREQ("35", v->type);
+	EXPECT_EQ(10000U, v->weight);
+	EXPECT_EQ(100U, v->min_pct);
+	EXPECT_EQ(100U, v->max_pct);
+	v = &cfg.gpus[0].vgpus[1];
+	EXPECT_STREQ("A_b.c-D", v->type);
+	EXPECT_EQ(16U, v->weight);
+	EXPECT_FALSE(v->has_min);
+	EXPECT_EQ(1U, v->max_pct);
+	EXPECT_EQ(42U, cfg.gpus[1].id);
+	EXPECT_EQ((uint32_t)GPUVIRT_SCHED_POLICY_WEIGHTED, cfg.gpus[1].policy);
+	EXPECT_EQ(100000U, cfg.gpus[1].timeslice_us);
+	EXPECT_EQ(100U, cfg.gpus[2].timeslice_us);
+	EXPECT_EQ(0U, cfg.gpus[2].n_vgpus);
+	config_free(&cfg);
+}
+
+/* Anchors and aliases: one scheduler block for several GPUs. */
+TEST(aliases)
+{
+	static const char text[] =
+		"gpus:\n"
+		"  - id: 0\n"
+		"    sched: &s\n"
+		"      policy: fixed-share\n"
+		"  - id: 1\n"
+		"    sched: *s\n";
+	struct config cfg;
+	char err[512];
+
+	ASSERT_EQ(0, parse(text, &cfg, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(2U, cfg.n_gpus);
+	EXPECT_EQ((uint32_t)GPUVIRT_SCHED_POLICY_FIXED_SHARE, cfg.gpus[1].policy);
+	EXPECT_TRUE(cfg.gpus[1].has_policy);
+	config_free(&cfg);
+}
+
+/* Mixed mode, or no mode, lets types differ; minimums may reach 100. */
+TEST(mixed_types)
+{
+	static const char text[] =
+		"gpus:\n"
+		"  - id: 0\n"
+		"    vgpu-mode: mixed\n"
+		"    vgpus:\n"
+		"      - {uuid: " U1 ", type: H200-35C, min-pct: 60}\n"
+		"      - {uuid: " U2 ", type: H200-17C, min-pct: 40}\n"
+		"  - id: 1\n"
+		"    vgpus:\n"
+		"      - {uuid: " U3 ", type: H200-35C}\n";
+	struct config cfg;
+	char err[512];
+
+	ASSERT_EQ(0, parse(text, &cfg, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(2U, cfg.gpus[0].n_vgpus);
+	config_free(&cfg);
+}
+
+/* A list longer than the limit, and one at it. */
+TEST(list_limit)
+{
+	size_t n, len = 0, size = 64 * (CONFIG_MAX_GPUS + 2);
+	char *text = malloc(size), err[512];
+	struct config cfg;
+
+	ASSERT_NE(NULL, text);
+	len += (size_t)snprintf(text + len, size - len, "gpus:\n");
+	for (n = 0; n < CONFIG_MAX_GPUS; n++)
+		len += (size_t)snprintf(text + len, size - len, "  - id: %zu\n", n);
+	ASSERT_EQ(0, config_parse("t.yaml", text, len, &cfg, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ((size_t)CONFIG_MAX_GPUS, cfg.n_gpus);
+	config_free(&cfg);
+
+	len += (size_t)snprintf(text + len, size - len, "  - id: %zu\n", n);
+	ASSERT_EQ(-1, config_parse("t.yaml", text, len, &cfg, err, sizeof(err)));
+	EXPECT_STREQ("t.yaml:2:3: \"gpus\" has more than 256 entries", err);
+	config_free(&cfg);
+	free(text);
+}
+
+/* A short buffer truncates the message but keeps it terminated. */
+TEST(err_truncated)
+{
+	struct config cfg;
+	char err[12];
+
+	memset(err, 'x', sizeof(err));
+	ASSERT_EQ(-1, parse("gpus: 1\n", &cfg, err, sizeof(err)));
+	EXPECT_STREQ("t.yaml:1:7:", err);
+	config_free(&cfg);
+}
+
+TEST(enum_names)
+{
+	EXPECT_STREQ("weighted", config_enum_name(config_sched_policies,
+						  GPUVIRT_SCHED_POLICY_WEIGHTED));
+	EXPECT_STREQ("mixed", config_enum_name(config_vgpu_modes,
+					       CONFIG_VGPU_MODE_MIXED));
+	EXPECT_EQ(NULL, config_enum_name(config_vgpu_modes, 99));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,1300 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The declarative configuration against the system:
+ *
+ *	gpuvirtctl apply -f FILE [ --dry-run ] [ --prune ]
+ *	gpuvirtctl assert -f FILE
+ *
+ * Both parse FILE (config.c), read the state (netlink gpu, sched and vgpu
+ * dumps; a GPU's vgpu_mode in sysfs) and compute a plan: the steps that take
+ * the system to what the file says, in this order:
+ *
+ *	+ simulated GPUs that are missing		new_device
+ *	then per GPU of the file:
+ *	- vGPUs it does not list (--prune only)	mdev remove
+ *	~ vgpu-mode					sysfs vgpu_mode
+ *	~ the scheduler					sched-set
+ *	~ weight, min-pct, max-pct of vGPUs, those	vgpu-set
+ *	  that lower their minimum first
+ *	+ missing vGPUs					mdev create, vgpu-set
+ *
+ * so that capacity and the minimums' 100 % are freed before they are used.
+ * What the plan cannot do is a conflict, refused before anything changes:
+ * a GPU that does not exist, a vGPU of another type or on another GPU than
+ * the file says, a type the GPU does not offer, a mode change with vGPUs
+ * left. "apply" prints the plan and runs it step by step; when a step
+ * fails, the steps done are undone in reverse order, so that nothing is
+ * left half-applied. "assert" prints the plan as the list of differences.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <uapi/linux/gpuvirt.h>
+
+#include "config.h"
+#include "gpuvirtctl.h"
+#include "nl.h"
+#include "print.h"
+#include "sysfs.h"
+
+#define SIM_BUS		"/sys/bus/gpuvirt_sim"
+#define SIM_BACKEND	"gpuvirt_sim"
+#define MDEV_BUS	"/sys/class/mdev_bus"
+#define APPLY_LOCK	"/run/gpuvirtctl.lock"
+#define FILE_MAX	(1 << 20)
+#define NAME_LEN	64
+
+/* The kernel's errors name attributes by the keys of the file. */
+static const char *const vgpu_attr_names[GPUVIRT_A_VGPU_MAX + 1] = {
+	[GPUVIRT_A_VGPU_UUID]		= "uuid",
+	[GPUVIRT_A_VGPU_GPU_ID]		= "gpu",
+	[GPUVIRT_A_VGPU_TYPE]		= "type",
+	[GPUVIRT_A_VGPU_WEIGHT]		= "weight",
+	[GPUVIRT_A_VGPU_MIN_PCT]	= "min-pct",
+	[GPUVIRT_A_VGPU_MAX_PCT]	= "max-pct",
+};
+
+static const struct nl_attr_names vgpu_names = {
+	.names = vgpu_attr_names,
+	.max = GPUVIRT_A_VGPU_MAX,
+};
+
+static const char *const sched_attr_names[GPUVIRT_A_SCHED_MAX + 1] = {
+	[GPUVIRT_A_SCHED_GPU_ID]	= "id",
+	[GPUVIRT_A_SCHED_POLICY]	= "policy",
+	[GPUVIRT_A_SCHED_TIMESLICE_US]	= "timeslice-us",
+};
+
+static const struct nl_attr_names sched_names = {
+	.names = sched_attr_names,
+	.max = GPUVIRT_A_SCHED_MAX,
+};
+
+static const uint8_t gpu_policy[GPUVIRT_A_GPU_MAX + 1] = {
+	[GPUVIRT_A_GPU_ID]		= MNL_TYPE_U32,
+	[GPUVIRT_A_GPU_NAME]		= MNL_TYPE_NUL_STRING,
+	[GPUVIRT_A_GPU_MODEL]		= MNL_TYPE_NUL_STRING,
+	[GPUVIRT_A_GPU_VRAM_SIZE]	= MNL_TYPE_U64,
+	[GPUVIRT_A_GPU_ENGINES]		= MNL_TYPE_U32,
+	[GPUVIRT_A_GPU_BACKEND]		= MNL_TYPE_NUL_STRING,
+};
+
+static const uint8_t sched_policy[GPUVIRT_A_SCHED_MAX + 1] = {
+	[GPUVIRT_A_SCHED_GPU_ID]	= MNL_TYPE_U32,
+	[GPUVIRT_A_SCHED_POLICY]	= MNL_TYPE_U32,
+	[GPUVIRT_A_SCHED_TIMESLICE_US]	= MNL_TYPE_U32,
+};
+
+static const uint8_t vgpu_policy[GPUVIRT_A_VGPU_MAX + 1] = {
+	[GPUVIRT_A_VGPU_UUID]		= MNL_TYPE_NUL_STRING,
+	[GPUVIRT_A_VGPU_GPU_ID]		= MNL_TYPE_U32,
+	[GPUVIRT_A_VGPU_TYPE]		= MNL_TYPE_NUL_STRING,
+	[GPUVIRT_A_VGPU_WEIGHT]		= MNL_TYPE_U32,
+	[GPUVIRT_A_VGPU_MIN_PCT]	= MNL_TYPE_U32,
+	[GPUVIRT_A_VGPU_MAX_PCT]	= MNL_TYPE_U32,
+};
+
+/* The state ----------------------------------------------------------------- */
+
+struct cur_gpu {
+	uint32_t id;
+	char name[NAME_LEN];
+	char model[NAME_LEN];
+	char backend[NAME_LEN];
+	uint64_t vram;
+	uint32_t engines;
+	bool has_sched;
+	uint32_t policy, timeslice_us;
+};
+
+struct cur_vgpu {
+	char uuid[UNITS_UUID_LEN];
+	uint32_t gpu;
+	char type[NAME_LEN];
+	uint32_t weight, min_pct, max_pct;
+};
+
+struct state {
+	struct cur_gpu *gpus;
+	size_t n_gpus;
+	struct cur_vgpu *vgpus;
+	size_t n_vgpus;
+};
+
+/* One more zeroed element at the end of *@arr; NULL without memory. */
+static void *append(void *arr_p, size_t *n, size_t size)
+{
+	void **arr = arr_p;
+	char *a = realloc(*arr, (*n + 1) * size);
+
+	if (!a)
+		return NULL;
+	*arr = a;
+	memset(a + *n * size, 0, size);
+	return a + (*n)++ * size;
+}
+
+static void copy_str(char *dst, size_t len, const struct nlattr *a)
+{
+	snprintf(dst, len, "%s", a ? mnl_attr_get_str(a) : "");
+}
+
+static int state_gpu_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[GPUVIRT_A_GPU_MAX + 1];
+	struct state *st = data;
+	struct cur_gpu *g;
+
+	if (nl_parse(nlh, gpu_policy, GPUVIRT_A_GPU_MAX, tb) ||
+	    !tb[GPUVIRT_A_GPU_ID] || !tb[GPUVIRT_A_GPU_NAME]) {
+		err_print("malformed GPU message from the kernel");
+		return -EINVAL;
+	}
+	g = append(&st->gpus, &st->n_gpus, sizeof(*g));
+	if (!g) {
+		err_print("%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	g->id = mnl_attr_get_u32(tb[GPUVIRT_A_GPU_ID]);
+	copy_str(g->name, sizeof(g->name), tb[GPUVIRT_A_GPU_NAME]);
+	copy_str(g->model, sizeof(g->model), tb[GPUVIRT_A_GPU_MODEL]);
+	copy_str(g->backend, sizeof(g->backend), tb[GPUVIRT_A_GPU_BACKEND]);
+	if (tb[GPUVIRT_A_GPU_VRAM_SIZE])
+		g->vram = mnl_attr_get_u64(tb[GPUVIRT_A_GPU_VRAM_SIZE]);
+	if (tb[GPUVIRT_A_GPU_ENGINES])
+		g->engines = mnl_attr_get_u32(tb[GPUVIRT_A_GPU_ENGINES]);
+	return 0;
+}
+
+static struct cur_gpu *state_gpu(const struct state *st, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < st->n_gpus; i++)
+		if (st->gpus[i].id == id)
+			return &st->gpus[i];
+	return NULL;
+}
+
+static int state_sched_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[GPUVIRT_A_SCHED_MAX + 1];
+	struct state *st = data;
+	struct cur_gpu *g;
+
+	if (nl_parse(nlh, sched_policy, GPUVIRT_A_SCHED_MAX, tb) ||
+	    !tb[GPUVIRT_A_SCHED_GPU_ID] || !tb[GPUVIRT_A_SCHED_POLICY] ||
+	    !tb[GPUVIRT_A_SCHED_TIMESLICE_US]) {
+		err_print("malformed scheduler message from the kernel");
+		return -EINVAL;
+	}
+	g = state_gpu(st, mnl_attr_get_u32(tb[GPUVIRT_A_SCHED_GPU_ID]));
+	if (!g)
+		return 0;	/* registered between the two dumps */
+	g->has_sched = true;
+	g->policy = mnl_attr_get_u32(tb[GPUVIRT_A_SCHED_POLICY]);
+	g->timeslice_us = mnl_attr_get_u32(tb[GPUVIRT_A_SCHED_TIMESLICE_US]);
+	return 0;
+}
+
+static int state_vgpu_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[GPUVIRT_A_VGPU_MAX + 1];
+	struct state *st = data;
+	struct cur_vgpu *v;
+
+	if (nl_parse(nlh, vgpu_policy, GPUVIRT_A_VGPU_MAX, tb) ||
+	    !tb[GPUVIRT_A_VGPU_UUID] || !tb[GPUVIRT_A_VGPU_GPU_ID] ||
+	    !tb[GPUVIRT_A_VGPU_TYPE] || !tb[GPUVIRT_A_VGPU_WEIGHT] ||
+	    !tb[GPUVIRT_A_VGPU_MIN_PCT] || !tb[GPUVIRT_A_VGPU_MAX_PCT]) {
+		err_print("malformed vGPU message from the kernel");
+		return -EINVAL;
+	}
+	v = append(&st->vgpus, &st->n_vgpus, sizeof(*v));
+	if (!v) {
+		err_print("%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	copy_str(v->uuid, sizeof(v->uuid), tb[GPUVIRT_A_VGPU_UUID]);
+	v->gpu = mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_GPU_ID]);
+	copy_str(v->type, sizeof(v->type), tb[GPUVIRT_A_VGPU_TYPE]);
+	v->weight = mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_WEIGHT]);
+	v->min_pct = mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_MIN_PCT]);
+	v->max_pct = mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_MAX_PCT]);
+	return 0;
+}
+
+static const struct cur_vgpu *state_vgpu(const struct state *st,
+					 const char *uuid)
+{
+	size_t i;
+
+	for (i = 0; i < st->n_vgpus; i++)
+		if (!strcmp(st->vgpus[i].uuid, uuid))
+			return &st->vgpus[i];
+	return NULL;
+}
+
+static int dump(struct ctx *ctx, uint8_t cmd, nl_msg_cb cb, void *data)
+{
+	nl_msg_start(ctx->nl, cmd, NLM_F_DUMP);
+	if (nl_exchange(ctx->nl, cb, data)) {
+		if (ctx->nl->error.err)
+			nl_perror(ctx->nl, NULL);
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+/* GPUs first: the scheduler dump fills in theirs. */
+static int state_read(struct ctx *ctx, struct state *st)
+{
+	return dump(ctx, GPUVIRT_CMD_GPU_GET, state_gpu_cb, st) ||
+	       dump(ctx, GPUVIRT_CMD_SCHED_GET, state_sched_cb, st) ||
+	       dump(ctx, GPUVIRT_CMD_VGPU_GET, state_vgpu_cb, st) ?
+	       EXIT_RUNTIME : EXIT_OK;
+}
+
+static void state_free(struct state *st)
+{
+	free(st->gpus);
+	free(st->vgpus);
+}
+
+/* The vgpu_mode file of the GPU named @name; 0 or -errno. */
+static int mode_path(const char *name, char *path, size_t len)
+{
+	int n = snprintf(path, len, MDEV_BUS "/%s/gpuvirt/vgpu_mode", name);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* The plan ------------------------------------------------------------------ */
+
+enum step_kind {
+	STEP_SIM_ADD,
+	STEP_VGPU_DEL,
+	STEP_MODE,
+	STEP_SCHED,
+	STEP_VGPU_SET,
+	STEP_VGPU_ADD,
+};
+
+/* What a step sets, of struct vals. */
+#define SET_POLICY	0x01
+#define SET_TIMESLICE	0x02
+#define SET_WEIGHT	0x04
+#define SET_MIN		0x08
+#define SET_MAX		0x10
+#define SET_MODE	0x20
+#define SET_PARAMS	(SET_WEIGHT | SET_MIN | SET_MAX)
+
+struct vals {
+	uint32_t policy, timeslice_us;
+	uint32_t weight, min_pct, max_pct;
+	uint32_t mode;		/* enum config_vgpu_mode */
+};
+
+struct step {
+	enum step_kind kind;
+	uint32_t gpu;
+	const struct config_sim *sim;		/* STEP_SIM_ADD */
+	char uuid[UNITS_UUID_LEN];		/* vGPU steps */
+	char type[NAME_LEN];
+	unsigned int mask;			/* SET_* */
+	struct vals want, old;
+};
+
+struct plan {
+	struct step *steps;
+	size_t n_steps;
+	char **conflicts;
+	size_t n_conflicts;
+	bool oom;
+};
+
+static struct step *plan_step(struct plan *pl, enum step_kind kind,
+			      uint32_t gpu)
+{
+	struct step *s = append(&pl->steps, &pl->n_steps, sizeof(*s));
+
+	if (!s) {
+		pl->oom = true;
+		return NULL;
+	}
+	s->kind = kind;
+	s->gpu = gpu;
+	return s;
+}
+
+/* A conflict, "FILE:LINE: message". */
+__attribute__((format(printf, 4, 5)))
+static void conflict(struct plan *pl, const char *file, unsigned int line,
+		     const char *fmt, ...)
+{
+	char msg[512], **c;
+	va_list ap;
+	int n;
+
+	n = snprintf(msg, sizeof(msg), "%s:%u: ", file, line);
+	if (n < 0 || (size_t)n >= sizeof(msg))
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	c = append(&pl->conflicts, &pl->n_conflicts, sizeof(*c));
+	if (!c || !(*c = strdup(msg))) {
+		if (c)
+			pl->n_conflicts--;
+		pl->oom = true;
+	}
+}
+
+static void plan_free(struct plan *pl)
+{
+	size_t i;
+
+	for (i = 0; i < pl->n_conflicts; i++)
+		free(pl->conflicts[i]);
+	free(pl->conflicts);
+	free(pl->steps);
+}
+
+struct planner {
+	struct ctx *ctx;
+	const char *file;
+	const struct config *cfg;
+	const struct state *st;
+	bool prune;
+	struct plan *pl;
+};
+
+static void plan_sims(struct planner *p)
+{
+	char have[32], want[32];
+	size_t i;
+
+	for (i = 0; i < p->cfg->n_sims; i++) {
+		const struct config_sim *sim = &p->cfg->sims[i];
+		const struct cur_gpu *g = state_gpu(p->st, sim->id);
+
+		if (!g) {
+			struct step *s = plan_step(p->pl, STEP_SIM_ADD,
+						   sim->id);
+
+			if (s)
+				s->sim = sim;
+		} else if (strcmp(g->backend, SIM_BACKEND)) {
+			conflict(p->pl, p->file, sim->line,
+				 "GPU %u exists and is not a simulated GPU (backend %s)",
+				 sim->id, g->backend);
+		} else if (strcmp(g->model, sim->model)) {
+			conflict(p->pl, p->file, sim->line,
+				 "simulated GPU %u exists with model %s, not %s",
+				 sim->id, g->model, sim->model);
+		} else if (!strcmp(sim->model, "custom") &&
+			   (g->vram != sim->vram || g->engines != sim->engines)) {
+			units_format_size(have, sizeof(have), g->vram);
+			units_format_size(want, sizeof(want), sim->vram);
+			conflict(p->pl, p->file, sim->line,
+				 "simulated GPU %u exists with vram %s and %u engines, not %s and %u",
+				 sim->id, have, g->engines, want, sim->engines);
+		}
+	}
+}
+
+/* Is the vGPU @uuid listed on any GPU of the file? */
+static bool listed(const struct config *cfg, const char *uuid)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_gpus; i++)
+		if (config_find_vgpu(&cfg->gpus[i], uuid))
+			return true;
+	return false;
+}
+
+/* --prune: the vGPUs of @gpu that the file lists nowhere; returns how many
+ * vGPUs the GPU keeps. */
+static size_t plan_prune(struct planner *p, const struct config_gpu *gpu)
+{
+	const struct cur_vgpu *v;
+	struct step *s;
+	size_t i, kept = 0;
+
+	for (i = 0; i < p->st->n_vgpus; i++) {
+		v = &p->st->vgpus[i];
+		if (v->gpu != gpu->id)
+			continue;
+		if (!p->prune || listed(p->cfg, v->uuid)) {
+			kept++;
+			continue;
+		}
+		s = plan_step(p->pl, STEP_VGPU_DEL, gpu->id);
+		if (!s)
+			continue;
+		memcpy(s->uuid, v->uuid, sizeof(s->uuid));
+		snprintf(s->type, sizeof(s->type), "%s", v->type);
+		s->mask = SET_PARAMS;
+		s->old.weight = v->weight;
+		s->old.min_pct = v->min_pct;
+		s->old.max_pct = v->max_pct;
+	}
+	return kept;
+}
+
+/* The GPU's vgpu_mode now; -1 (reported as a conflict) if unreadable. */
+static int read_mode(struct planner *p, const struct config_gpu *gpu,
+		     const struct cur_gpu *g)
+{
+	char path[PATH_MAX], buf[32];
+	int err;
+
+	err = mode_path(g->name, path, sizeof(path));
+	if (!err)
+		err = sysfs_read_line(path, buf, sizeof(buf));
+	if (err) {
+		conflict(p->pl, p->file, gpu->line, "cannot read %s: %s", path,
+			 strerror(-err));
+		return -1;
+	}
+	if (!strcmp(buf, "mixed"))
+		return CONFIG_VGPU_MODE_MIXED;
+	if (!strcmp(buf, "homogeneous"))
+		return CONFIG_VGPU_MODE_HOMOGENEOUS;
+	conflict(p->pl, p->file, gpu->line, "%s reads \"%s\"", path, buf);
+	return -1;
+}
+
+static void plan_mode(struct planner *p, const struct config_gpu *gpu,
+		      const struct cur_gpu *g, size_t kept)
+{
+	struct step *s;
+	int mode;
+
+	if (gpu->vgpu_mode == CONFIG_VGPU_MODE_UNSET)
+		return;
+	/* A new simulated GPU starts homogeneous, as every GPU does. */
+	mode = g ? read_mode(p, gpu, g) : CONFIG_VGPU_MODE_HOMOGENEOUS;
+	if (mode < 0 || (uint32_t)mode == gpu->vgpu_mode)
+		return;
+	if (kept) {
+		conflict(p->pl, p->file, gpu->line,
+			 "GPU %u: vgpu-mode can only change while the GPU has no vGPUs, and it keeps %zu",
+			 gpu->id, kept);
+		return;
+	}
+	s = plan_step(p->pl, STEP_MODE, gpu->id);
+	if (!s)
+		return;
+	s->mask = SET_MODE;
+	s->want.mode = gpu->vgpu_mode;
+	s->old.mode = (uint32_t)mode;
+}
+
+static void plan_sched(struct planner *p, const struct config_gpu *gpu,
+		       const struct cur_gpu *g)
+{
+	/* A new GPU's scheduler: best-effort and the default slice. */
+	struct vals old = { .policy = GPUVIRT_SCHED_POLICY_BEST_EFFORT };
+	unsigned int mask = 0;
+	struct step *s;
+
+	if (g && !g->has_sched) {
+		conflict(p->pl, p->file, gpu->line,
+			 "the kernel reports no scheduler for GPU %u", gpu->id);
+		return;
+	}
+	if (g) {
+		old.policy = g->policy;
+		old.timeslice_us = g->timeslice_us;
+	}
+	if (gpu->has_policy && gpu->policy != old.policy)
+		mask |= SET_POLICY;
+	if (gpu->has_timeslice && gpu->timeslice_us != old.timeslice_us)
+		mask |= SET_TIMESLICE;
+	if (!mask)
+		return;
+	s = plan_step(p->pl, STEP_SCHED, gpu->id);
+	if (!s)
+		return;
+	s->mask = mask;
+	s->old = old;
+	s->want.policy = gpu->policy;
+	s->want.timeslice_us = gpu->timeslice_us;
+}
+
+/* The settings of @v that differ from @cur; the mask of them. */
+static unsigned int vgpu_diff(const struct config_vgpu *v,
+			      const struct cur_vgpu *cur)
+{
+	unsigned int mask = 0;
+
+	if (v->has_weight && v->weight != cur->weight)
+		mask |= SET_WEIGHT;
+	if (v->has_min && v->min_pct != cur->min_pct)
+		mask |= SET_MIN;
+	if (v->has_max && v->max_pct != cur->max_pct)
+		mask |= SET_MAX;
+	return mask;
+}
+
+static void vgpu_vals(const struct config_vgpu *v, struct vals *vals)
+{
+	vals->weight = v->weight;
+	vals->min_pct = v->min_pct;
+	vals->max_pct = v->max_pct;
+}
+
+/*
+ * The vGPUs of the file that exist: their settings, in two passes so that
+ * the minimums that go down do so before those that go up.
+ */
+static void plan_vgpu_sets(struct planner *p, const struct config_gpu *gpu)
+{
+	const struct config_vgpu *v;
+	const struct cur_vgpu *cur;
+	unsigned int mask, pass;
+	bool lowers;
+	struct step *s;
+	size_t i;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < gpu->n_vgpus; i++) {
+			v = &gpu->vgpus[i];
+			cur = state_vgpu(p->st, v->uuid);
+			if (!cur || cur->gpu != gpu->id ||
+			    strcmp(cur->type, v->type))
+				continue;
+			mask = vgpu_diff(v, cur);
+			lowers = (mask & SET_MIN) && v->min_pct < cur->min_pct;
+			if (!mask || lowers != !pass)
+				continue;
+			s = plan_step(p->pl, STEP_VGPU_SET, gpu->id);
+			if (!s)
+				return;
+			memcpy(s->uuid, v->uuid, sizeof(s->uuid));
+			snprintf(s->type, sizeof(s->type), "%s", v->type);
+			s->mask = mask;
+			vgpu_vals(v, &s->want);
+			s->old.weight = cur->weight;
+			s->old.min_pct = cur->min_pct;
+			s->old.max_pct = cur->max_pct;
+		}
+	}
+}
+
+/* Does GPU @gpu offer the type @type? The kernel answers: 0 or -errno. */
+static int type_get(struct ctx *ctx, uint32_t gpu, const char *type)
+{
+	struct nlmsghdr *nlh;
+
+	nlh = nl_msg_start(ctx->nl, GPUVIRT_CMD_TYPE_GET, 0);
+	mnl_attr_put_u32(nlh, GPUVIRT_A_TYPE_GPU_ID, gpu);
+	mnl_attr_put_strz(nlh, GPUVIRT_A_TYPE_NAME, type);
+	return nl_exchange(ctx->nl, NULL, NULL);
+}
+
+/* The vGPUs of the file that do not exist, or exist otherwise. */
+static void plan_vgpu_adds(struct planner *p, const struct config_gpu *gpu,
+			   const struct cur_gpu *g)
+{
+	struct step *s;
+	size_t i;
+	int err;
+
+	for (i = 0; i < gpu->n_vgpus; i++) {
+		const struct config_vgpu *v = &gpu->vgpus[i];
+		const struct cur_vgpu *cur = state_vgpu(p->st, v->uuid);
+
+		if (cur && cur->gpu != gpu->id) {
+			conflict(p->pl, p->file, v->line,
+				 "vGPU %s exists on GPU %u, not on GPU %u",
+				 v->uuid, cur->gpu, gpu->id);
+			continue;
+		}
+		if (cur && strcmp(cur->type, v->type)) {
+			conflict(p->pl, p->file, v->line,
+				 "vGPU %s exists with type %s, not %s; remove it first (gpuvirtctl vgpu del uuid %s)",
+				 v->uuid, cur->type, v->type, v->uuid);
+			continue;
+		}
+		if (cur)
+			continue;
+		/* A GPU yet to be created cannot be asked. */
+		err = g ? type_get(p->ctx, gpu->id, v->type) : 0;
+		if (err == -ENOENT) {
+			conflict(p->pl, p->file, v->line,
+				 "GPU %u offers no vGPU type %s", gpu->id,
+				 v->type);
+			continue;
+		} else if (err) {
+			conflict(p->pl, p->file, v->line,
+				 "cannot look up vGPU type %s of GPU %u: %s",
+				 v->type, gpu->id, strerror(-err));
+			continue;
+		}
+		s = plan_step(p->pl, STEP_VGPU_ADD, gpu->id);
+		if (!s)
+			return;
+		memcpy(s->uuid, v->uuid, sizeof(s->uuid));
+		snprintf(s->type, sizeof(s->type), "%s", v->type);
+		s->mask = (v->has_weight ? SET_WEIGHT : 0) |
+			  (v->has_min ? SET_MIN : 0) |
+			  (v->has_max ? SET_MAX : 0);
+		vgpu_vals(v, &s->want);
+	}
+}
+
+static void plan_build(struct planner *p)
+{
+	size_t i, kept;
+
+	plan_sims(p);
+	for (i = 0; i < p->cfg->n_gpus; i++) {
+		const struct config_gpu *gpu = &p->cfg->gpus[i];
+		const struct cur_gpu *g = state_gpu(p->st, gpu->id);
+
+		if (!g && !config_find_sim(p->cfg, gpu->id)) {
+			conflict(p->pl, p->file, gpu->line,
+				 "GPU %u does not exist", gpu->id);
+			continue;
+		}
+		kept = plan_prune(p, gpu);
+		plan_mode(p, gpu, g, kept);
+		plan_sched(p, gpu, g);
+		plan_vgpu_sets(p, gpu);
+		plan_vgpu_adds(p, gpu, g);
+	}
+}
+
+/* Printing the plan ---------------------------------------------------------- */
+
+static const char *policy_name(uint32_t policy)
+{
+	const char *name = config_enum_name(config_sched_policies, policy);
+
+	return name ? name : "?";
+}
+
+static const char *mode_name(uint32_t mode)
+{
+	const char *name = config_enum_name(config_vgpu_modes, mode);
+
+	return name ? name : "?";
+}
+
+/* "+" in text, "action": "add" in JSON. */
+static void pr_action(const char *sign, const char *action)
+{
+	pr_text(sign);
+	if (pr_is_json())
+		pr_string("action", NULL, action);
+}
+
+/* Text "key old -> new"; JSON "key": new, the old value goes in "old". */
+static void pr_change_str(const char *key, const char *old, const char *want)
+{
+	if (!pr_is_json()) {
+		pr_string(key, NULL, old);
+		pr_text("->");
+	}
+	pr_string(key, "", want);
+}
+
+static void pr_change_uint(const char *key, uint32_t old, uint32_t want)
+{
+	if (!pr_is_json()) {
+		pr_uint(key, NULL, old);
+		pr_text("->");
+	}
+	pr_uint(key, "", want);
+}
+
+/* The values of @v that @mask names: "weight", "min-pct", ... */
+static void pr_vals(unsigned int mask, const struct vals *v)
+{
+	if (mask & SET_MODE)
+		pr_string("vgpu-mode", NULL, mode_name(v->mode));
+	if (mask & SET_POLICY)
+		pr_string("policy", NULL, policy_name(v->policy));
+	if (mask & SET_TIMESLICE)
+		pr_uint("timeslice-us", NULL, v->timeslice_us);
+	if (mask & SET_WEIGHT)
+		pr_uint("weight", NULL, v->weight);
+	if (mask & SET_MIN)
+		pr_uint("min-pct", NULL, v->min_pct);
+	if (mask & SET_MAX)
+		pr_uint("max-pct", NULL, v->max_pct);
+}
+
+/* The changed values, "old -> new" in text. */
+static void pr_changes(const struct step *s)
+{
+	if (s->mask & SET_MODE)
+		pr_change_str("vgpu-mode", mode_name(s->old.mode),
+			      mode_name(s->want.mode));
+	if (s->mask & SET_POLICY)
+		pr_change_str("policy", policy_name(s->old.policy),
+			      policy_name(s->want.policy));
+	if (s->mask & SET_TIMESLICE)
+		pr_change_uint("timeslice-us", s->old.timeslice_us,
+			       s->want.timeslice_us);
+	if (s->mask & SET_WEIGHT)
+		pr_change_uint("weight", s->old.weight, s->want.weight);
+	if (s->mask & SET_MIN)
+		pr_change_uint("min-pct", s->old.min_pct, s->want.min_pct);
+	if (s->mask & SET_MAX)
+		pr_change_uint("max-pct", s->old.max_pct, s->want.max_pct);
+}
+
+/* A JSON object of the old values of a change; nothing in text. */
+static void pr_old(const struct step *s)
+{
+	if (!pr_is_json())
+		return;
+	pr_open_object("old");
+	pr_vals(s->mask, &s->old);
+	pr_close_object();
+}
+
+/* "vgpu UUID type TYPE on gpu ID": an object "vgpu" in JSON. */
+static void pr_vgpu_open(const struct step *s)
+{
+	pr_open_object("vgpu");
+	pr_text("vgpu");
+	pr_string("uuid", "", s->uuid);
+}
+
+static void step_print(const struct step *s)
+{
+	const struct config_sim *sim = s->sim;
+
+	pr_open_object(NULL);
+	switch (s->kind) {
+	case STEP_SIM_ADD:
+		pr_action("+", "add");
+		pr_open_object("simulated-gpu");
+		pr_text("simulated-gpu");
+		pr_uint("id", "", sim->id);
+		pr_string("model", NULL, sim->model);
+		if (!strcmp(sim->model, "custom")) {
+			pr_size("vram", NULL, sim->vram);
+			pr_uint("engines", NULL, sim->engines);
+		}
+		pr_close_object();
+		break;
+	case STEP_VGPU_DEL:
+		pr_action("-", "del");
+		pr_vgpu_open(s);
+		pr_string("type", NULL, s->type);
+		pr_uint("gpu", "on gpu", s->gpu);
+		pr_close_object();
+		break;
+	case STEP_MODE:
+		pr_action("~", "change");
+		pr_open_object("gpu");
+		pr_text("gpu");
+		pr_uint("id", "", s->gpu);
+		pr_changes(s);
+		pr_close_object();
+		pr_old(s);
+		break;
+	case STEP_SCHED:
+		pr_action("~", "change");
+		pr_open_object("sched");
+		pr_text("sched");
+		pr_uint("gpu", NULL, s->gpu);
+		pr_changes(s);
+		pr_close_object();
+		pr_old(s);
+		break;
+	case STEP_VGPU_SET:
+		pr_action("~", "change");
+		pr_vgpu_open(s);
+		pr_changes(s);
+		pr_close_object();
+		pr_old(s);
+		break;
+	case STEP_VGPU_ADD:
+		pr_action("+", "add");
+		pr_vgpu_open(s);
+		pr_string("type", NULL, s->type);
+		pr_uint("gpu", "on gpu", s->gpu);
+		pr_vals(s->mask, &s->want);
+		pr_close_object();
+		break;
+	}
+	pr_close_object();
+	pr_eol();
+}
+
+/*
+ * The document {"plan": [steps], "conflicts": [messages]}; in text one line
+ * per step, then "! message" per conflict. @conflicts: print them here.
+ */
+static void plan_print(const struct plan *pl, bool conflicts)
+{
+	size_t i;
+
+	pr_open_object(NULL);
+	pr_open_array("plan");
+	for (i = 0; i < pl->n_steps; i++)
+		step_print(&pl->steps[i]);
+	pr_close_array();
+	if (conflicts && pl->n_conflicts) {
+		pr_open_array("conflicts");
+		for (i = 0; i < pl->n_conflicts; i++) {
+			pr_text("!");
+			pr_string(NULL, "", pl->conflicts[i]);
+			pr_eol();
+		}
+		pr_close_array();
+	}
+	pr_close_object();
+}
+
+/* "+ vgpu UUID", a short name of a step for error messages. */
+static void step_name(const struct step *s, char *buf, size_t len)
+{
+	switch (s->kind) {
+	case STEP_SIM_ADD:
+		snprintf(buf, len, "+ simulated-gpu %u", s->gpu);
+		break;
+	case STEP_VGPU_DEL:
+		snprintf(buf, len, "- vgpu %s", s->uuid);
+		break;
+	case STEP_MODE:
+		snprintf(buf, len, "~ gpu %u vgpu-mode", s->gpu);
+		break;
+	case STEP_SCHED:
+		snprintf(buf, len, "~ sched gpu %u", s->gpu);
+		break;
+	case STEP_VGPU_SET:
+		snprintf(buf, len, "~ vgpu %s", s->uuid);
+		break;
+	case STEP_VGPU_ADD:
+		snprintf(buf, len, "+ vgpu %s type %s on gpu %u", s->uuid,
+			 s->type, s->gpu);
+		break;
+	}
+}
+
+/* Running the plan ------------------------------------------------------------ */
+
+static int sim_new(const struct config_sim *sim)
+{
+	char line[96];
+	int err;
+
+	if (!strcmp(sim->model, "custom")) {
+		char vram[32];
+
+		units_format_size(vram, sizeof(vram), sim->vram);
+		snprintf(line, sizeof(line), "%u custom %s %u", sim->id, vram,
+			 sim->engines);
+	} else {
+		snprintf(line, sizeof(line), "%u %s", sim->id, sim->model);
+	}
+	err = sysfs_write(SIM_BUS "/new_device", line);
+	if (err)
+		err_print("cannot write \"%s\" to " SIM_BUS "/new_device: %s%s",
+			  line, strerror(-err),
+			  err == -ENOENT ? " (is gpuvirt_sim loaded?)" :
+			  err == -EINVAL ? " (the kernel log says why)" : "");
+	return err;
+}
+
+static int sim_del(uint32_t id)
+{
+	char line[16];
+	int err;
+
+	snprintf(line, sizeof(line), "%u", id);
+	err = sysfs_write(SIM_BUS "/del_device", line);
+	if (err)
+		err_print("cannot write \"%s\" to " SIM_BUS "/del_device: %s",
+			  line, strerror(-err));
+	return err;
+}
+
+static int mode_set(struct ctx *ctx, uint32_t gpu, uint32_t mode)
+{
+	char name[NAME_LEN], path[PATH_MAX];
+	int err;
+
+	if (gpu_name(ctx, gpu, name, sizeof(name)))
+		return -1;
+	err = mode_path(name, path, sizeof(path));
+	if (!err)
+		err = sysfs_write(path, mode_name(mode));
+	if (err)
+		err_print("cannot write \"%s\" to %s: %s%s", mode_name(mode),
+			  path, strerror(-err),
+			  err == -EBUSY ? " (the GPU has vGPUs)" : "");
+	return err;
+}
+
+static int sched_set(struct ctx *ctx, uint32_t gpu, unsigned int mask,
+		     const struct vals *v)
+{
+	struct nlmsghdr *nlh;
+
+	nlh = nl_msg_start(ctx->nl, GPUVIRT_CMD_SCHED_SET, 0);
+	mnl_attr_put_u32(nlh, GPUVIRT_A_SCHED_GPU_ID, gpu);
+	if (mask & SET_POLICY)
+		mnl_attr_put_u32(nlh, GPUVIRT_A_SCHED_POLICY, v->policy);
+	if (mask & SET_TIMESLICE)
+		mnl_attr_put_u32(nlh, GPUVIRT_A_SCHED_TIMESLICE_US,
+				 v->timeslice_us);
+	if (nl_exchange(ctx->nl, NULL, NULL)) {
+		nl_perror(ctx->nl, &sched_names);
+		return -1;
+	}
+	return 0;
+}
+
+static int vgpu_set(struct ctx *ctx, const char *uuid, unsigned int mask,
+		    const struct vals *v)
+{
+	struct nlmsghdr *nlh;
+
+	if (!(mask & SET_PARAMS))
+		return 0;
+	nlh = nl_msg_start(ctx->nl, GPUVIRT_CMD_VGPU_SET, 0);
+	mnl_attr_put_strz(nlh, GPUVIRT_A_VGPU_UUID, uuid);
+	if (mask & SET_WEIGHT)
+		mnl_attr_put_u32(nlh, GPUVIRT_A_VGPU_WEIGHT, v->weight);
+	if (mask & SET_MIN)
+		mnl_attr_put_u32(nlh, GPUVIRT_A_VGPU_MIN_PCT, v->min_pct);
+	if (mask & SET_MAX)
+		mnl_attr_put_u32(nlh, GPUVIRT_A_VGPU_MAX_PCT, v->max_pct);
+	if (nl_exchange(ctx->nl, NULL, NULL)) {
+		nl_perror(ctx->nl, &vgpu_names);
+		return -1;
+	}
+	return 0;
+}
+
+static int vgpu_remove(const char *uuid)
+{
+	int err = sysfs_mdev_remove(uuid);
+
+	if (err)
+		err_print("cannot remove vGPU %s: %s", uuid, strerror(-err));
+	return err;
+}
+
+/*
+ * Create the vGPU of step @s with the settings @mask of @v, all or nothing:
+ * if the kernel refuses the settings, the vGPU goes again.
+ */
+static int vgpu_create(struct ctx *ctx, const struct step *s,
+		       unsigned int mask, const struct vals *v)
+{
+	char name[NAME_LEN], dir[PATH_MAX];
+	int err;
+
+	if (gpu_name(ctx, s->gpu, name, sizeof(name)))
+		return -1;
+	err = sysfs_mdev_type_dir(name, s->type, dir, sizeof(dir));
+	if (err) {
+		err_print("GPU %u (%s) has no mdev type \"%s\" in sysfs: %s",
+			  s->gpu, name, s->type, strerror(-err));
+		return err;
+	}
+	err = sysfs_mdev_create(dir, s->uuid);
+	if (err) {
+		err_print("cannot create vGPU %s of type %s on GPU %u: %s",
+			  s->uuid, s->type, s->gpu, vgpu_create_hint(err));
+		return err;
+	}
+	if (vgpu_set(ctx, s->uuid, mask, v)) {
+		if (!vgpu_remove(s->uuid))
+			err_print("removed the new vGPU %s again", s->uuid);
+		return -1;
+	}
+	return 0;
+}
+
+static int step_do(struct ctx *ctx, const struct step *s)
+{
+	switch (s->kind) {
+	case STEP_SIM_ADD:
+		return sim_new(s->sim);
+	case STEP_VGPU_DEL:
+		return vgpu_remove(s->uuid);
+	case STEP_MODE:
+		return mode_set(ctx, s->gpu, s->want.mode);
+	case STEP_SCHED:
+		return sched_set(ctx, s->gpu, s->mask, &s->want);
+	case STEP_VGPU_SET:
+		return vgpu_set(ctx, s->uuid, s->mask, &s->want);
+	case STEP_VGPU_ADD:
+		return vgpu_create(ctx, s, s->mask, &s->want);
+	}
+	return -1;
+}
+
+static int step_undo(struct ctx *ctx, const struct step *s)
+{
+	switch (s->kind) {
+	case STEP_SIM_ADD:
+		return sim_del(s->gpu);
+	case STEP_VGPU_DEL:
+		/* Back with its UUID, type and every setting it had. */
+		return vgpu_create(ctx, s, SET_PARAMS, &s->old);
+	case STEP_MODE:
+		return mode_set(ctx, s->gpu, s->old.mode);
+	case STEP_SCHED:
+		return sched_set(ctx, s->gpu, s->mask, &s->old);
+	case STEP_VGPU_SET:
+		return vgpu_set(ctx, s->uuid, s->mask, &s->old);
+	case STEP_VGPU_ADD:
+		return vgpu_remove(s->uuid);
+	}
+	return -1;
+}
+
+/* Run the plan; on a failure undo what was done. Returns an exit status. */
+static int plan_run(struct ctx *ctx, const struct plan *pl)
+{
+	char name[128];
+	size_t i, j, failed = 0;
+
+	for (i = 0; i < pl->n_steps; i++)
+		if (step_do(ctx, &pl->steps[i]))
+			break;
+	if (i == pl->n_steps)
+		return EXIT_OK;
+
+	step_name(&pl->steps[i], name, sizeof(name));
+	err_print("step %zu of %zu failed (%s); undoing the %zu done before it",
+		  i + 1, pl->n_steps, name, i);
+	for (j = i; j-- > 0;) {
+		if (!step_undo(ctx, &pl->steps[j]))
+			continue;
+		step_name(&pl->steps[j], name, sizeof(name));
+		err_print("cannot undo step %zu (%s)", j + 1, name);
+		failed++;
+	}
+	if (failed)
+		err_print("%zu step%s could not be undone: the configuration is partly applied",
+			  failed, failed == 1 ? "" : "s");
+	else
+		err_print("nothing was changed");
+	return EXIT_RUNTIME;
+}
+
+/* The commands ---------------------------------------------------------------- */
+
+/* Read all of @path ("-": standard input) into a new NUL-ended buffer. */
+static char *read_file(const char *path, size_t *len)
+{
+	size_t used = 0, size = 4096;
+	char *buf = malloc(size), *nb;
+	int fd, err = 0;
+
+	if (!buf) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0) {
+		free(buf);
+		return NULL;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (used + 1 >= size) {
+			if (size > FILE_MAX) {
+				err = EFBIG;
+				break;
+			}
+			nb = realloc(buf, size * 2);
+			if (!nb) {
+				err = ENOMEM;
+				break;
+			}
+			buf = nb;
+			size *= 2;
+		}
+		n = read(fd, buf + used, size - used - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err = errno;
+		if (n <= 0)
+			break;
+		used += (size_t)n;
+	}
+	if (fd)
+		close(fd);
+	if (err) {
+		free(buf);
+		errno = err;
+		return NULL;
+	}
+	buf[used] = '\0';
+	*len = used;
+	return buf;
+}
+
+/*
+ * Serialise "apply" runs, as udev may start one while an admin runs
+ * another. Without a writable /run there is nothing to lock with: go on.
+ */
+static void apply_lock(void)
+{
+	int fd = open(APPLY_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return;
+	while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
+		;
+	/* Held until exit. */
+}
+
+enum { FILE_ARG, FILE_DRY_RUN, FILE_PRUNE };
+
+struct file_opts {
+	const char *file;
+	bool dry_run;
+	bool prune;
+};
+
+#define FILE_SPEC {							\
+	.keyword = "-f", .type = ARG_STRING, .meta = "FILE",		\
+	.offset = offsetof(struct file_opts, file), .flags = ARG_REQUIRED, \
+}
+
+static const struct arg_spec apply_args[] = {
+	[FILE_ARG] = FILE_SPEC,
+	[FILE_DRY_RUN] = {
+		.keyword = "--dry-run", .type = ARG_FLAG,
+		.offset = offsetof(struct file_opts, dry_run),
+	},
+	[FILE_PRUNE] = {
+		.keyword = "--prune", .type = ARG_FLAG,
+		.offset = offsetof(struct file_opts, prune),
+	},
+	{ .keyword = NULL }
+};
+
+static const struct arg_spec assert_args[] = {
+	[FILE_ARG] = FILE_SPEC,
+	{ .keyword = NULL }
+};
+
+/* "apply" and, with @check, "assert". Returns an exit status. */
+static int config_run(struct ctx *ctx, const struct file_opts *o, bool check)
+{
+	struct config cfg;
+	struct state st = { .gpus = NULL };
+	struct plan pl = { .steps = NULL };
+	struct planner p = {
+		.ctx = ctx, .file = o->file, .cfg = &cfg, .st = &st,
+		.prune = o->prune, .pl = &pl,
+	};
+	char err[512];
+	size_t len, i, n;
+	char *text;
+	int ret;
+
+	text = read_file(o->file, &len);
+	if (!text) {
+		err_print("cannot read %s: %s", o->file, strerror(errno));
+		return EXIT_USAGE;
+	}
+	ret = config_parse(o->file, text, len, &cfg, err, sizeof(err));
+	free(text);
+	if (ret) {
+		err_print("%s", err);
+		config_free(&cfg);
+		return EXIT_USAGE;
+	}
+
+	ret = ctx_nl(ctx);
+	if (ret)
+		goto out;
+	if (!check && !o->dry_run)
+		apply_lock();
+	ret = state_read(ctx, &st);
+	if (ret)
+		goto out;
+	plan_build(&p);
+	if (pl.oom) {
+		err_print("%s", strerror(ENOMEM));
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+
+	if (check) {
+		plan_print(&pl, true);
+		n = pl.n_steps + pl.n_conflicts;
+		if (n)
+			err_print("the system differs from %s in %zu place%s",
+				  o->file, n, n == 1 ? "" : "s");
+		ret = n ? EXIT_RUNTIME : EXIT_OK;
+		goto out;
+	}
+
+	/* apply: conflicts refuse the whole file, before anything changes. */
+	if (pl.n_conflicts) {
+		for (i = 0; i < pl.n_conflicts; i++)
+			err_print("%s", pl.conflicts[i]);
+		err_print("nothing was changed");
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	plan_print(&pl, false);
+	if (!pl.n_steps) {
+		pr_text("nothing to do");
+		pr_eol();
+	}
+	pr_flush();
+	ret = o->dry_run ? EXIT_OK : plan_run(ctx, &pl);
+
+out:
+	plan_free(&pl);
+	state_free(&st);
+	config_free(&cfg);
+	return ret;
+}
+
+static int apply_run(struct ctx *ctx, const void *o, uint64_t given)
+{
+	(void)given;
+	return config_run(ctx, o, false);
+}
+
+static int assert_run(struct ctx *ctx, const void *o, uint64_t given)
+{
+	(void)given;
+	return config_run(ctx, o, true);
+}
+
+static const struct cmd apply_cmd = {
+	"apply", apply_args, sizeof(struct file_opts), apply_run,
+};
+
+static const struct cmd assert_cmd = {
+	"assert", assert_args, sizeof(struct file_opts), assert_run,
+};
+
+const struct object apply_object = {
+	.name = "apply",
+	.bare = &apply_cmd,
+};
+
+const struct object assert_object = {
+	.name = "assert",
+	.bare = &assert_cmd,
+};

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The declarative configuration of "gpuvirtctl apply" and "assert": one
+ * YAML (or JSON) document, parsed with libyaml into the model below.
+ *
+ *	simulated-gpus:
+ *	  - id: 0
+ *	    model: h200-141gb		# or: model: custom, vram: 24G, engines: 4
+ *	gpus:
+ *	  - id: 0
+ *	    vgpu-mode: homogeneous	# or mixed
+ *	    sched:
+ *	      policy: equal-share
+ *	      timeslice-us: 2000
+ *	    vgpus:
+ *	      - uuid: 5a3c0001-0000-4000-8000-000000000001
+ *	        type: H200-35C
+ *	        weight: 100
+ *	        min-pct: 0
+ *	        max-pct: 100
+ *
+ * Everything but the ids, models, UUIDs and types is optional, and what is
+ * left out is left as it is. Values are checked against the ranges the
+ * command line and the kernel use. Unknown keys are errors, so that a file
+ * written for a later version fails loudly instead of half-applying.
+ *
+ * This file does no I/O besides the parser: config_parse() takes the text
+ * and reports errors as "NAME:LINE:COLUMN: message" in a buffer.
+ */
+#ifndef GPUVIRTCTL_CONFIG_H
+#define GPUVIRTCTL_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "args.h"
+#include "units.h"
+
+#define CONFIG_NAME_MAX		23	/* vGPU type and GPU model names */
+#define CONFIG_MAX_SIMS		256	/* entries of "simulated-gpus" */
+#define CONFIG_MAX_GPUS		256	/* entries of "gpus" */
+#define CONFIG_MAX_VGPUS	256	/* entries of one "vgpus" */
+
+enum config_vgpu_mode {
+	CONFIG_VGPU_MODE_UNSET,
+	CONFIG_VGPU_MODE_HOMOGENEOUS,
+	CONFIG_VGPU_MODE_MIXED,
+};
+
+/* "homogeneous" and "mixed", for parsing and printing. */
+extern const struct arg_enum config_vgpu_modes[];
+/* The scheduling policies by name, with their netlink values. */
+extern const struct arg_enum config_sched_policies[];
+
+/* A simulated GPU: "ID MODEL" or "ID custom VRAM ENGINES" for new_device. */
+struct config_sim {
+	uint32_t id;
+	char model[CONFIG_NAME_MAX + 1];
+	uint64_t vram;		/* custom only: bytes */
+	uint32_t engines;	/* custom only */
+	unsigned int line;
+};
+
+struct config_vgpu {
+	char uuid[UNITS_UUID_LEN];
+	char type[CONFIG_NAME_MAX + 1];
+	bool has_weight, has_min, has_max;
+	uint32_t weight;	/* 1..10000 */
+	uint32_t min_pct;	/* 0..100 */
+	uint32_t max_pct;	/* 1..100 */
+	unsigned int line, column;
+};
+
+struct config_gpu {
+	uint32_t id;
+	enum config_vgpu_mode vgpu_mode;
+	bool has_policy, has_timeslice;
+	uint32_t policy;	/* enum gpuvirt_sched_policy */
+	uint32_t timeslice_us;	/* 0 or 100..100000 */
+	struct config_vgpu *vgpus;
+	size_t n_vgpus;
+	unsigned int line;
+};
+
+struct config {
+	struct config_sim *sims;
+	size_t n_sims;
+	struct config_gpu *gpus;
+	size_t n_gpus;
+};
+
+/*
+ * Parse the @len bytes of @text, named @name in messages, into @cfg. Returns
+ * 0, or -1 with "NAME:LINE:COLUMN: message" in @err (and @cfg empty). Free
+ * the model with config_free() either way.
+ */
+int config_parse(const char *name, const char *text, size_t len,
+		 struct config *cfg, char *err, size_t errlen);
+
+void config_free(struct config *cfg);
+
+/* Look-ups in a parsed model; NULL when it has no such entry. */
+const struct config_sim *config_find_sim(const struct config *cfg,
+					 uint32_t id);
+const struct config_gpu *config_find_gpu(const struct config *cfg,
+					 uint32_t id);
+const struct config_vgpu *config_find_vgpu(const struct config_gpu *gpu,
+					   const char *uuid);
+
+/* The name of @val in @names, or NULL. */
+const char *config_enum_name(const struct arg_enum *names, uint32_t val);
+
+#endif /* GPUVIRTCTL_CONFIG_H */
