@@ -578,33 +578,17 @@ int gpuvirt_sched_set_slice(struct gpuvirt_mdev_parent *mp, u64 slice_ns)
 	return gpuvirt_sched_changed(s, err);
 }
 
-int gpuvirt_sched_set_weight(struct gpuvirt_vgpu *vgpu, u32 weight)
+/* As gpuvirt_sched_vgpu_set_locked(), taking the lock. */
+int gpuvirt_sched_vgpu_set(struct gpuvirt_vgpu *vgpu, u32 weight, u32 min_pct,
+			   u32 max_pct)
 {
 	struct gpuvirt_sched *s = &vgpu->mp->sched;
 	int err;
 
 	spin_lock(&s->lock);
-	err = gpuvirt_sp_set_weight(&s->sp, vgpu->slot, weight, ktime_get_ns());
+	err = gpuvirt_sched_vgpu_set_locked(vgpu, weight, min_pct, max_pct);
 	spin_unlock(&s->lock);
-	return gpuvirt_sched_changed(s, err);
-}
-
-/* U32_MAX for either limit keeps its current value. */
-int gpuvirt_sched_set_limits(struct gpuvirt_vgpu *vgpu, u32 min_pct,
-			     u32 max_pct)
-{
-	struct gpuvirt_sched *s = &vgpu->mp->sched;
-	int err;
-
-	spin_lock(&s->lock);
-	if (min_pct == U32_MAX)
-		min_pct = s->sp.slot[vgpu->slot].min_pct;
-	if (max_pct == U32_MAX)
-		max_pct = s->sp.slot[vgpu->slot].max_pct;
-	err = gpuvirt_sp_set_limits(&s->sp, vgpu->slot, min_pct, max_pct,
-				    ktime_get_ns());
-	spin_unlock(&s->lock);
-	return gpuvirt_sched_changed(s, err);
+	return err;
 }
 
 /* Pick who runs next; NULL to stay idle for *@idle_ns. */

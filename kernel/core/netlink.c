@@ -235,12 +235,21 @@ struct gpuvirt_nl_dump {
 	unsigned int idx;
 };
 
-static void gpuvirt_nl_dump_begin(struct netlink_callback *cb,
-				  struct gpuvirt_nl_dump *d)
+/* 0 to go on with the dump, 1 when it is over, or a request error. */
+static int gpuvirt_nl_dump_begin(struct netlink_callback *cb,
+				 struct gpuvirt_nl_dump *d)
 {
+	int err;
+
+	if (cb->args[2])
+		return 1;
+	err = gpuvirt_nl_check_req(cb->nlh, cb->extack);
+	if (err)
+		return err;
 	d->gpu_id = cb->args[0];
 	d->idx = cb->args[1];
 	cb->seq = atomic_read(&gpuvirt_registry.gen);
+	return 0;
 }
 
 static int gpuvirt_nl_dump_end(struct sk_buff *skb, struct netlink_callback *cb,
@@ -363,12 +372,9 @@ int gpuvirt_nl_type_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	struct gpuvirt_gpu *gpu;
 	int err = 0;
 
-	if (cb->args[2])
-		return 0;
-	err = gpuvirt_nl_check_req(cb->nlh, cb->extack);
+	err = gpuvirt_nl_dump_begin(cb, &d);
 	if (err)
-		return err;
-	gpuvirt_nl_dump_begin(cb, &d);
+		return err < 0 ? err : 0;
 	mutex_lock(&gpuvirt_registry.lock);
 	xa_for_each_start(&gpuvirt_registry.gpus, d.gpu_id, gpu, d.gpu_id) {
 		if (!gpu->mdev || (filter && nla_get_u32(filter) != gpu->id))
@@ -537,12 +543,9 @@ int gpuvirt_nl_vgpu_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	struct gpuvirt_gpu *gpu;
 	int err = 0;
 
-	if (cb->args[2])
-		return 0;
-	err = gpuvirt_nl_check_req(cb->nlh, cb->extack);
+	err = gpuvirt_nl_dump_begin(cb, &d);
 	if (err)
-		return err;
-	gpuvirt_nl_dump_begin(cb, &d);
+		return err < 0 ? err : 0;
 	mutex_lock(&gpuvirt_registry.lock);
 	xa_for_each_start(&gpuvirt_registry.gpus, d.gpu_id, gpu, d.gpu_id) {
 		if (!gpu->mdev || (filter && nla_get_u32(filter) != gpu->id))
@@ -738,12 +741,9 @@ int gpuvirt_nl_sched_get_dumpit(struct sk_buff *skb,
 	struct gpuvirt_gpu *gpu;
 	int err = 0;
 
-	if (cb->args[2])
-		return 0;
-	err = gpuvirt_nl_check_req(cb->nlh, cb->extack);
+	err = gpuvirt_nl_dump_begin(cb, &d);
 	if (err)
-		return err;
-	gpuvirt_nl_dump_begin(cb, &d);
+		return err < 0 ? err : 0;
 	mutex_lock(&gpuvirt_registry.lock);
 	xa_for_each_start(&gpuvirt_registry.gpus, d.gpu_id, gpu, d.gpu_id) {
 		if (!gpu->mdev)

@@ -180,44 +180,26 @@ static struct gpuvirt_sp_slot gpuvirt_sysfs_slot(struct gpuvirt_vgpu *vgpu)
 	return slot;
 }
 
-/* After a store: tell the monitor group of a change; pass @err through. */
-static int gpuvirt_sysfs_vgpu_changed(struct gpuvirt_vgpu *vgpu, int err)
+/* A vGPU's scheduling parameters, one file each. */
+enum gpuvirt_sysfs_param {
+	GPUVIRT_SYSFS_WEIGHT,
+	GPUVIRT_SYSFS_MIN_PCT,
+	GPUVIRT_SYSFS_MAX_PCT,
+};
+
+static ssize_t gpuvirt_sysfs_param_show(struct device *dev, char *buf,
+					enum gpuvirt_sysfs_param p)
 {
-	if (!err)
-		gpuvirt_vgpu_notify(vgpu, GPUVIRT_CMD_VGPU_CHANGE_NTF);
-	return err;
+	struct gpuvirt_sp_slot slot = gpuvirt_sysfs_slot(dev_get_drvdata(dev));
+
+	return sysfs_emit(buf, "%u\n", p == GPUVIRT_SYSFS_WEIGHT ? slot.weight :
+					p == GPUVIRT_SYSFS_MIN_PCT ? slot.min_pct :
+					slot.max_pct);
 }
 
-static ssize_t weight_show(struct device *dev, struct device_attribute *attr,
-			   char *buf)
-{
-	struct gpuvirt_vgpu *vgpu = dev_get_drvdata(dev);
-
-	return sysfs_emit(buf, "%u\n", gpuvirt_sysfs_slot(vgpu).weight);
-}
-
-static ssize_t weight_store(struct device *dev, struct device_attribute *attr,
-			    const char *buf, size_t count)
-{
-	struct gpuvirt_vgpu *vgpu = dev_get_drvdata(dev);
-	u32 val;
-	int err;
-
-	err = kstrtou32(buf, 0, &val) ?: gpuvirt_sched_set_weight(vgpu, val);
-	return gpuvirt_sysfs_vgpu_changed(vgpu, err) ?: count;
-}
-static DEVICE_ATTR_RW(weight);
-
-static ssize_t min_pct_show(struct device *dev, struct device_attribute *attr,
-			    char *buf)
-{
-	struct gpuvirt_vgpu *vgpu = dev_get_drvdata(dev);
-
-	return sysfs_emit(buf, "%u\n", gpuvirt_sysfs_slot(vgpu).min_pct);
-}
-
-static ssize_t min_pct_store(struct device *dev, struct device_attribute *attr,
-			     const char *buf, size_t count)
+static ssize_t gpuvirt_sysfs_param_store(struct device *dev, const char *buf,
+					 size_t count,
+					 enum gpuvirt_sysfs_param p)
 {
 	struct gpuvirt_vgpu *vgpu = dev_get_drvdata(dev);
 	u32 val;
@@ -226,34 +208,35 @@ static ssize_t min_pct_store(struct device *dev, struct device_attribute *attr,
 	err = kstrtou32(buf, 0, &val);
 	if (err)
 		return err;
-	/* the scheduler's lock orders this against a concurrent max_pct */
-	err = gpuvirt_sched_set_limits(vgpu, val, U32_MAX);
-	return gpuvirt_sysfs_vgpu_changed(vgpu, err) ?: count;
-}
-static DEVICE_ATTR_RW(min_pct);
-
-static ssize_t max_pct_show(struct device *dev, struct device_attribute *attr,
-			    char *buf)
-{
-	struct gpuvirt_vgpu *vgpu = dev_get_drvdata(dev);
-
-	return sysfs_emit(buf, "%u\n", gpuvirt_sysfs_slot(vgpu).max_pct);
-}
-
-static ssize_t max_pct_store(struct device *dev, struct device_attribute *attr,
-			     const char *buf, size_t count)
-{
-	struct gpuvirt_vgpu *vgpu = dev_get_drvdata(dev);
-	u32 val;
-	int err;
-
-	err = kstrtou32(buf, 0, &val);
+	/* the others keep their values; the scheduler's lock orders writers */
+	err = gpuvirt_sched_vgpu_set(vgpu,
+				     p == GPUVIRT_SYSFS_WEIGHT ? val : U32_MAX,
+				     p == GPUVIRT_SYSFS_MIN_PCT ? val : U32_MAX,
+				     p == GPUVIRT_SYSFS_MAX_PCT ? val : U32_MAX);
 	if (err)
 		return err;
-	err = gpuvirt_sched_set_limits(vgpu, U32_MAX, val);
-	return gpuvirt_sysfs_vgpu_changed(vgpu, err) ?: count;
+	gpuvirt_vgpu_notify(vgpu, GPUVIRT_CMD_VGPU_CHANGE_NTF);
+	return count;
 }
-static DEVICE_ATTR_RW(max_pct);
+
+#define GPUVIRT_SYSFS_PARAM(name, p)					\
+static const enum gpuvirt_sysfs_param name##_param = (p);		\
+static ssize_t name##_show(struct device *dev,				\
+			   struct device_attribute *attr, char *buf)	\
+{									\
+	return gpuvirt_sysfs_param_show(dev, buf, name##_param);	\
+}									\
+static ssize_t name##_store(struct device *dev,				\
+			    struct device_attribute *attr,		\
+			    const char *buf, size_t count)		\
+{									\
+	return gpuvirt_sysfs_param_store(dev, buf, count, name##_param); \
+}									\
+static DEVICE_ATTR_RW(name)
+
+GPUVIRT_SYSFS_PARAM(weight, GPUVIRT_SYSFS_WEIGHT);
+GPUVIRT_SYSFS_PARAM(min_pct, GPUVIRT_SYSFS_MIN_PCT);
+GPUVIRT_SYSFS_PARAM(max_pct, GPUVIRT_SYSFS_MAX_PCT);
 
 static struct attribute *gpuvirt_vgpu_attrs[] = {
 	&dev_attr_weight.attr,

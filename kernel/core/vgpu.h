@@ -259,9 +259,8 @@ void gpuvirt_ring_clear(struct gpuvirt_vgpu_ring *r);
 /* Configuration; each returns 0 or the policy's errno. */
 int gpuvirt_sched_set_policy(struct gpuvirt_mdev_parent *mp, u32 policy);
 int gpuvirt_sched_set_slice(struct gpuvirt_mdev_parent *mp, u64 slice_ns);
-int gpuvirt_sched_set_weight(struct gpuvirt_vgpu *vgpu, u32 weight);
-int gpuvirt_sched_set_limits(struct gpuvirt_vgpu *vgpu, u32 min_pct,
-			     u32 max_pct);
+int gpuvirt_sched_vgpu_set(struct gpuvirt_vgpu *vgpu, u32 weight, u32 min_pct,
+			   u32 max_pct);
 struct gpuvirt_vgpu *gpuvirt_sched_find_locked(struct gpuvirt_sched *s,
 					       const char *uuid);
 int gpuvirt_sched_vgpu_set_locked(struct gpuvirt_vgpu *vgpu, u32 weight,

@@ -592,4 +592,60 @@ TEST_F(obj, dump_interrupted_by_a_change_is_flagged)
 	}
 }
 
+/*
+ * Dumps while another process keeps creating and removing vGPUs: every
+ * dump either ends whole and consistent (the fixed vGPUs each exactly
+ * once, no UUID twice, only vGPUs that can exist) or is flagged
+ * NLM_F_DUMP_INTR (libmnl's EINTR) for the caller to retry.
+ */
+TEST_F(obj, dumps_under_concurrent_churn)
+{
+	const char *churn_type =
+		"/sys/class/mdev_bus/sim0/mdev_supported_types/gpuvirt_sim-H200-35C/create";
+	unsigned int i, j, whole = 0, intr = 0, dumps = 0;
+	char buf[GV_NLBUF];
+	struct nlmsghdr *nlh;
+	pid_t pid;
+	int err, st;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* two churning vGPUs next to A and B, for about 3 s */
+		for (i = 0; i < 60; i++) {
+			gv_write(churn_type, "c0de0000-0000-4000-8000-0000000000c1");
+			gv_write(churn_type, "c0de0000-0000-4000-8000-0000000000c2");
+			gv_write("/sys/bus/mdev/devices/c0de0000-0000-4000-8000-0000000000c1/remove", "1");
+			gv_write("/sys/bus/mdev/devices/c0de0000-0000-4000-8000-0000000000c2/remove", "1");
+		}
+		_exit(0);
+	}
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		nlh = req(&self->nl, buf, GPUVIRT_CMD_VGPU_GET, NLM_F_DUMP);
+		err = run(&self->nl, nlh, self->l);
+		dumps++;
+		if (err == -EINTR) {
+			intr++;
+			continue;
+		}
+		ASSERT_EQ(0, err);
+		whole++;
+		ASSERT_LE(2, self->l->n);
+		ASSERT_GE(4, self->l->n);
+		for (i = 0; i < self->l->n; i++) {
+			const char *u = self->l->o[i].name;
+
+			EXPECT_TRUE(!strcmp(u, UUID_A) || !strcmp(u, UUID_B) ||
+				    !strncmp(u, "c0de0000-0000-4000-8000-0000000000c", 35));
+			for (j = 0; j < i; j++)
+				EXPECT_STRNE(u, self->l->o[j].name);
+		}
+		EXPECT_STREQ(UUID_A, self->l->o[0].name);
+	}
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	TH_LOG("%u dumps: %u whole, %u flagged", dumps, whole, intr);
+	EXPECT_LT(0, whole);
+	EXPECT_FALSE(gv_exists("/sys/bus/mdev/devices/c0de0000-0000-4000-8000-0000000000c1"));
+}
+
 TEST_HARNESS_MAIN
