@@ -140,4 +140,22 @@
 #define GPUVIRT_GENL_MCAST_ADMIN	0
 #endif
 
+/*
+ * 2026-12: formatted extack messages (NL_SET_ERR_MSG_FMT, into an 80-byte
+ * buffer in the extack) came in v6.2. v6.1 can only point the extack at
+ * a string that outlives the request, so there the message is @fixed, a
+ * string constant that says the same without the details. Probe:
+ * nl_set_err_msg_fmt.
+ */
+#ifdef GPUVIRT_HAVE_NL_SET_ERR_MSG_FMT
+#define gpuvirt_nl_err_fmt(extack, fixed, fmt, ...)			\
+	NL_SET_ERR_MSG_FMT(extack, fmt, ##__VA_ARGS__)
+#else
+#define gpuvirt_nl_err_fmt(extack, fixed, fmt, ...)			\
+	do {								\
+		if (extack)						\
+			(extack)->_msg = (fixed);			\
+	} while (0)
+#endif
+
 #endif /* GPUVIRT_COMPAT_H */

@@ -21,6 +21,7 @@
 
 struct gpuvirt_gpu;
 struct gpuvirt_mdev_parent;
+struct gpuvirt_mig;
 
 /**
  * enum gpuvirt_cmd_op - what an engine can be asked to do
@@ -75,11 +76,14 @@ struct gpuvirt_cmd {
  *	the vGPU exists (ids are reused); the backend accounts work per id
  * @vram_offset: start of the context's VRAM window in the GPU's VRAM
  * @vram_size: size of the window; no command may touch VRAM outside it
+ * @engines: the engines the context may run on, bit n for engine n: all of
+ *	them in time-sliced mode, those of its GPU instance in MIG mode
  */
 struct gpuvirt_exec_ctx {
 	u32 id;
 	u64 vram_offset;
 	u64 vram_size;
+	u64 engines;
 };
 
 /**
@@ -109,8 +113,12 @@ struct gpuvirt_exec_ctx {
  *	returns 0 with the time spent; the core gives up on the command after
  *	its watchdog and calls @engine_reset. Called with the vGPU's lock
  *	held; may sleep; must not call back into the core.
- * @engine_reset: reset the engines after a hang or fault, so that other
- *	contexts can run. Contexts' VRAM is untouched. May sleep.
+ * @engine_reset: reset the engines in the mask @engines (bit n for engine
+ *	n) after a hang or fault, so that other contexts can run. Contexts'
+ *	VRAM is untouched, and so are the other engines. May sleep.
+ * @reset: reset the whole GPU, as a MIG mode change does on hardware:
+ *	every engine, and VRAM, which afterwards reads as zero everywhere.
+ *	The core calls it only while no vGPU exists. May sleep.
  *
  * Capabilities are the fields of struct gpuvirt_gpu: VRAM size and engine
  * count. Every op is called with no core lock held unless its description
@@ -124,7 +132,8 @@ struct gpuvirt_backend_ops {
 	void (*vram_discard)(struct gpuvirt_gpu *gpu, u64 offset, u64 size);
 	int (*exec)(struct gpuvirt_gpu *gpu, const struct gpuvirt_exec_ctx *ctx,
 		    struct gpuvirt_cmd *cmd, u64 budget_ns, u64 *cost_ns);
-	void (*engine_reset)(struct gpuvirt_gpu *gpu);
+	void (*engine_reset)(struct gpuvirt_gpu *gpu, u64 engines);
+	void (*reset)(struct gpuvirt_gpu *gpu);
 };
 
 /**
@@ -139,13 +148,15 @@ struct gpuvirt_backend_ops {
  * @vram_size: framebuffer size in bytes
  * @engines: number of execution engines
  * @mode: enum gpuvirt_gpu_mode
+ * @mig: the GPU instances, in MIG mode; NULL in time-sliced mode
  * @registered: set between gpuvirt_gpu_register() and _unregister()
  * @debugfs: the core's debugfs directory for this GPU
  * @mdev: the core's vGPU state for this GPU
  *
  * The backend owns the memory and fills in @dev to @engines before
  * registering; the core owns the rest. All fields are stable while
- * registered except @mode, which is written under the registry lock.
+ * registered except @mode and @mig, which are written under both
+ * gpuvirt_mig_mutex and the registry lock, and may be read under either.
  */
 struct gpuvirt_gpu {
 	struct device *dev;
@@ -159,6 +170,7 @@ struct gpuvirt_gpu {
 
 	/* owned by the core */
 	enum gpuvirt_gpu_mode mode;
+	struct gpuvirt_mig *mig;
 	bool registered;
 	struct dentry *debugfs;
 	struct gpuvirt_mdev_parent *mdev;

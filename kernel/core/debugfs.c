@@ -72,7 +72,7 @@ static int gpuvirt_debugfs_vgpu_sched_show(struct seq_file *m, void *v)
 	/* removed, with debugfs draining readers, before the vGPU is freed */
 	spin_lock(&s->lock);
 	slot = &s->sp.slot[vgpu->slot];
-	seq_printf(m, "ctx: %d\n", vgpu->slot);
+	seq_printf(m, "ctx: %u\n", vgpu->mp->ctx_base + vgpu->slot);
 	seq_printf(m, "open: %d\n", slot->open);
 	seq_printf(m, "runnable: %d\n", slot->runnable);
 	seq_printf(m, "weight: %u\n", slot->weight);
@@ -95,7 +95,7 @@ DEFINE_SHOW_ATTRIBUTE(gpuvirt_debugfs_vgpu_sched);
 /* The GPU's scheduler and the directory of its vGPUs. */
 void gpuvirt_debugfs_mdev_add(struct gpuvirt_mdev_parent *mp)
 {
-	struct dentry *dir = mp->gpu->debugfs;
+	struct dentry *dir = mp->debugfs;
 
 	mp->debugfs_sched = debugfs_create_file("sched", 0400, dir, mp,
 						&gpuvirt_debugfs_sched_fops);

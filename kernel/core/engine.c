@@ -259,9 +259,10 @@ static bool gpuvirt_engine_step(struct gpuvirt_vgpu *vgpu, u64 budget_ns,
 	struct gpuvirt_vgpu_ring *r = &vgpu->ring;
 	struct gpuvirt_gpu *gpu = vgpu->mp->gpu;
 	struct gpuvirt_exec_ctx ctx = {
-		.id = vgpu->slot,
+		.id = vgpu->mp->ctx_base + vgpu->slot,
 		.vram_offset = vgpu->vram_offset,
 		.vram_size = vgpu->vram_size,
+		.engines = vgpu->mp->engines,
 	};
 	u64 done = r->cmd.done, used = 0;
 	u32 error;
@@ -297,7 +298,7 @@ static bool gpuvirt_engine_step(struct gpuvirt_vgpu *vgpu, u64 budget_ns,
 			dev_warn_ratelimited(gpu->dev,
 					     "vGPU %s hung the engines; resetting them\n",
 					     dev_name(vgpu->vdev.dev));
-			gpu->ops->engine_reset(gpu);
+			gpu->ops->engine_reset(gpu, vgpu->mp->engines);
 			gpuvirt_engine_fail(vgpu, GPUVIRT_VGPU_ERR_HANG);
 			return false;
 		}

@@ -46,6 +46,8 @@ void gpuvirt_debugfs_gpu_del(struct gpuvirt_gpu *gpu);
 int gpuvirt_nl_init(void);
 void gpuvirt_nl_exit(void);
 void gpuvirt_gpu_notify(struct gpuvirt_gpu *gpu, u8 cmd);
+struct gpuvirt_gi;
+void gpuvirt_gi_notify(struct gpuvirt_gi *gi, u8 cmd);
 void gpuvirt_registry_changed(void);
 
 #endif /* GPUVIRT_CORE_H */

@@ -19,9 +19,13 @@ static int __init gpuvirt_init(void)
 	if (err)
 		return err;
 
-	err = gpuvirt_mdev_init();
+	err = gpuvirt_gi_init();
 	if (err)
 		goto err_debugfs_exit;
+
+	err = gpuvirt_mdev_init();
+	if (err)
+		goto err_gi_exit;
 
 	err = gpuvirt_nl_init();
 	if (err)
@@ -31,6 +35,8 @@ static int __init gpuvirt_init(void)
 
 err_mdev_exit:
 	gpuvirt_mdev_exit();
+err_gi_exit:
+	gpuvirt_gi_exit();
 err_debugfs_exit:
 	gpuvirt_debugfs_exit();
 	return err;
@@ -40,6 +46,7 @@ static void __exit gpuvirt_exit(void)
 {
 	gpuvirt_nl_exit();
 	gpuvirt_mdev_exit();
+	gpuvirt_gi_exit();
 	gpuvirt_debugfs_exit();
 	WARN_ON(!xa_empty(&gpuvirt_registry.gpus));
 }

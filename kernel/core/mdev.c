@@ -81,33 +81,90 @@ static struct mdev_driver gpuvirt_mdev_driver = {
 };
 
 /**
- * gpuvirt_mdev_gpu_add() - offer a GPU's vGPU types
- * @gpu: a GPU being registered, not yet visible to userspace
+ * gpuvirt_mdev_parent_create() - the vGPU side of a GPU or of a GI
+ * @gpu: the GPU
+ * @dev: the device to register the mdev parent on
+ * @vram_base: where the parent's VRAM starts in the GPU's
+ * @vram_size: how much VRAM the parent's vGPUs share
+ * @engines: the engines they run on, bit n for engine n
+ * @ctx_base: the first execution context id of its vGPUs
+ * @debugfs: the directory its sched file and vgpus/ directory go in
  *
- * Return: 0, -ENOMEM, or the error of mdev_register_parent().
+ * Starts the scheduler's engine thread. The caller fills in the profiles
+ * (@nr_types, @profiles) and publishes the parent.
+ *
+ * Return: the parent, or an ERR_PTR: -ENOMEM, or the scheduler's error.
  */
-int gpuvirt_mdev_gpu_add(struct gpuvirt_gpu *gpu)
+struct gpuvirt_mdev_parent *
+gpuvirt_mdev_parent_create(struct gpuvirt_gpu *gpu, struct device *dev,
+			   u64 vram_base, u64 vram_size, u64 engines,
+			   u32 ctx_base, struct dentry *debugfs)
 {
 	struct gpuvirt_mdev_parent *mp;
-	unsigned int i;
-	int n, err;
+	int err;
 
 	mp = kzalloc(sizeof(*mp), GFP_KERNEL);
 	if (!mp)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	mp->gpu = gpu;
+	mp->dev = dev;
+	mp->vram_base = vram_base;
+	mp->engines = engines;
+	mp->ctx_base = ctx_base;
+	mp->debugfs = debugfs;
 	mutex_init(&mp->lock);
-	gpuvirt_fb_init(&mp->fb, gpu->vram_size);
+	gpuvirt_fb_init(&mp->fb, vram_size);
 
-	n = gpuvirt_profiles_build(gpu->model, gpu->vram_size, mp->profiles,
-				   ARRAY_SIZE(mp->profiles));
-	if (n <= 0) {
-		dev_err(gpu->dev, "GPU %u: no vGPU profile fits %llu bytes of VRAM\n",
-			gpu->id, gpu->vram_size);
-		err = n ?: -EINVAL;
+	err = gpuvirt_sched_start(mp);
+	if (err)
 		goto err_free_mp;
+	gpuvirt_debugfs_mdev_add(mp);
+	return mp;
+
+err_free_mp:
+	mutex_destroy(&mp->lock);
+	kfree(mp);
+	return ERR_PTR(err);
+}
+
+/**
+ * gpuvirt_mdev_parent_destroy() - free what gpuvirt_mdev_parent_create() made
+ * @mp: a parent that is not published
+ */
+void gpuvirt_mdev_parent_destroy(struct gpuvirt_mdev_parent *mp)
+{
+	WARN_ON(mp->published);
+	gpuvirt_debugfs_mdev_del(mp);
+	gpuvirt_sched_stop(mp);
+	WARN_ON(mp->fb.count);
+	mutex_destroy(&mp->lock);
+	kfree(mp);
+}
+
+/**
+ * gpuvirt_mdev_parent_publish() - offer the parent's vGPU types in sysfs
+ * @mp: a parent that is not published, with its profiles filled in
+ *
+ * The mdev core keeps the types' kobjects until it lets go of the parent,
+ * so each publication gets types of its own.
+ *
+ * Context: gpuvirt_mig_mutex held, or the GPU not yet registered.
+ * Return: 0, -ENOMEM, or the error of mdev_register_parent().
+ */
+int gpuvirt_mdev_parent_publish(struct gpuvirt_mdev_parent *mp)
+{
+	unsigned int i;
+	int err;
+
+	mp->types = kcalloc(mp->nr_types, sizeof(*mp->types), GFP_KERNEL);
+	if (!mp->types)
+		return -ENOMEM;
+	mp->type_ptrs = kcalloc(mp->nr_types, sizeof(*mp->type_ptrs),
+				GFP_KERNEL);
+	if (!mp->type_ptrs) {
+		err = -ENOMEM;
+		goto err_free_types;
 	}
-	mp->nr_types = n;
 	for (i = 0; i < mp->nr_types; i++) {
 		mp->types[i].profile = &mp->profiles[i];
 		mp->types[i].parent = mp;
@@ -116,10 +173,100 @@ int gpuvirt_mdev_gpu_add(struct gpuvirt_gpu *gpu)
 		mp->type_ptrs[i] = &mp->types[i].mtype;
 	}
 
-	err = gpuvirt_sched_start(mp);
+	mutex_lock(&mp->lock);
+	mp->offline = false;
+	mutex_unlock(&mp->lock);
+	err = mdev_register_parent(&mp->parent, mp->dev, &gpuvirt_mdev_driver,
+				   mp->type_ptrs, mp->nr_types);
 	if (err)
-		goto err_free_mp;
-	gpuvirt_debugfs_mdev_add(mp);
+		goto err_offline;
+	mp->published = true;
+	return 0;
+
+err_offline:
+	mutex_lock(&mp->lock);
+	mp->offline = true;
+	mutex_unlock(&mp->lock);
+	kfree(mp->type_ptrs);
+	mp->type_ptrs = NULL;
+err_free_types:
+	kfree(mp->types);
+	mp->types = NULL;
+	return err;
+}
+
+/**
+ * gpuvirt_mdev_parent_offline() - refuse new vGPUs, if there are none
+ * @mp: a parent
+ *
+ * A vGPU counts from its creation until its VFIO device is released.
+ *
+ * Return: 0 once no vGPU can be created on @mp any more, or -EBUSY if it
+ * has one, and then nothing changed.
+ */
+int gpuvirt_mdev_parent_offline(struct gpuvirt_mdev_parent *mp)
+{
+	int err = 0;
+
+	mutex_lock(&mp->lock);
+	if (mp->fb.count)
+		err = -EBUSY;
+	else
+		mp->offline = true;
+	mutex_unlock(&mp->lock);
+	return err;
+}
+
+/**
+ * gpuvirt_mdev_parent_withdraw() - take the parent's types out of sysfs
+ * @mp: a published parent
+ *
+ * Removes every vGPU of the parent; waits for their users to close them.
+ *
+ * Context: gpuvirt_mig_mutex held, or the GPU no longer registered.
+ */
+void gpuvirt_mdev_parent_withdraw(struct gpuvirt_mdev_parent *mp)
+{
+	if (!mp->published)
+		return;
+	mutex_lock(&mp->lock);
+	mp->offline = true;
+	mutex_unlock(&mp->lock);
+	mdev_unregister_parent(&mp->parent);
+	mp->published = false;
+	kfree(mp->type_ptrs);
+	mp->type_ptrs = NULL;
+	kfree(mp->types);
+	mp->types = NULL;
+}
+
+/**
+ * gpuvirt_mdev_gpu_add() - offer a GPU's vGPU types
+ * @gpu: a GPU being registered, not yet visible to userspace
+ *
+ * Return: 0, -ENOMEM, -EINVAL when no profile fits the GPU, or the error of
+ * mdev_register_parent().
+ */
+int gpuvirt_mdev_gpu_add(struct gpuvirt_gpu *gpu)
+{
+	struct gpuvirt_mdev_parent *mp;
+	int n, err;
+
+	mp = gpuvirt_mdev_parent_create(gpu, gpu->dev, 0, gpu->vram_size,
+					GENMASK_ULL(gpu->engines - 1, 0), 0,
+					gpu->debugfs);
+	if (IS_ERR(mp))
+		return PTR_ERR(mp);
+
+	n = gpuvirt_profiles_build(gpu->model, gpu->vram_size, mp->profiles,
+				   ARRAY_SIZE(mp->profiles));
+	if (n <= 0) {
+		dev_err(gpu->dev, "GPU %u: no vGPU profile fits %llu bytes of VRAM\n",
+			gpu->id, gpu->vram_size);
+		err = n ?: -EINVAL;
+		goto err_destroy_mp;
+	}
+	mp->nr_types = n;
 
 	/* the sysfs files find mp through gpu->mdev */
 	gpu->mdev = mp;
@@ -127,8 +274,7 @@ int gpuvirt_mdev_gpu_add(struct gpuvirt_gpu *gpu)
 	if (err)
 		goto err_unpublish;
 
-	err = mdev_register_parent(&mp->parent, gpu->dev, &gpuvirt_mdev_driver,
-				   mp->type_ptrs, mp->nr_types);
+	err = gpuvirt_mdev_parent_publish(mp);
 	if (err)
 		goto err_sysfs_del;
 	return 0;
@@ -137,17 +283,14 @@ err_sysfs_del:
 	gpuvirt_sysfs_gpu_del(mp);
 err_unpublish:
 	gpu->mdev = NULL;
-	gpuvirt_debugfs_mdev_del(mp);
-	gpuvirt_sched_stop(mp);
-err_free_mp:
-	mutex_destroy(&mp->lock);
-	kfree(mp);
+err_destroy_mp:
+	gpuvirt_mdev_parent_destroy(mp);
 	return err;
 }
 
 /**
- * gpuvirt_mdev_gpu_del() - withdraw a GPU's vGPU types
- * @gpu: the GPU
+ * gpuvirt_mdev_gpu_del() - withdraw a GPU's vGPU types, and its GIs
+ * @gpu: the GPU, no longer registered
  *
  * Removes every vGPU of the GPU; waits for their users to close them.
  */
@@ -157,14 +300,33 @@ void gpuvirt_mdev_gpu_del(struct gpuvirt_gpu *gpu)
 
 	if (!mp)
 		return;
-	mdev_unregister_parent(&mp->parent);
+	mutex_lock(&gpuvirt_mig_mutex);
+	gpuvirt_mig_gpu_del(gpu);
+	gpuvirt_mdev_parent_withdraw(mp);
+	mutex_unlock(&gpuvirt_mig_mutex);
 	gpuvirt_sysfs_gpu_del(mp);
-	gpuvirt_debugfs_mdev_del(mp);
-	gpuvirt_sched_stop(mp);
-	WARN_ON(mp->fb.count);
 	gpu->mdev = NULL;
-	mutex_destroy(&mp->lock);
-	kfree(mp);
+	gpuvirt_mdev_parent_destroy(mp);
+}
+
+/**
+ * gpuvirt_gpu_mp() - the vGPU parents of a GPU, one by one
+ * @gpu: the GPU
+ * @i: 0 for the GPU's own, 1 to GPUVIRT_MIG_GIS_MAX for its GIs by id + 1
+ *
+ * Context: registry lock or gpuvirt_mig_mutex held.
+ * Return: the parent, or NULL: the GPU's own parent in MIG mode, or no GI of
+ * that id.
+ */
+struct gpuvirt_mdev_parent *gpuvirt_gpu_mp(struct gpuvirt_gpu *gpu,
+					   unsigned int i)
+{
+	if (!i)
+		return gpu->mode == GPUVIRT_GPU_MODE_TIMESLICED ? gpu->mdev :
+								  NULL;
+	if (!gpu->mig || i > GPUVIRT_MIG_GIS_MAX || !gpu->mig->gi[i - 1])
+		return NULL;
+	return gpu->mig->gi[i - 1]->mp;
 }
 
 /**

@@ -13,18 +13,26 @@
 
 extern const struct nla_policy gpuvirt_gpu_get_nl_policy[GPUVIRT_A_GPU_ID + 1];
 
-extern const struct nla_policy gpuvirt_type_get_nl_policy[GPUVIRT_A_TYPE_NAME + 1];
+extern const struct nla_policy gpuvirt_type_get_nl_policy[GPUVIRT_A_TYPE_GI_ID + 1];
 
 extern const struct nla_policy gpuvirt_vgpu_get_nl_policy[GPUVIRT_A_VGPU_GPU_ID + 1];
 
 extern const struct nla_policy gpuvirt_vgpu_set_nl_policy[GPUVIRT_A_VGPU_MAX_PCT + 1];
 
-extern const struct nla_policy gpuvirt_sched_get_nl_policy[GPUVIRT_A_SCHED_GPU_ID + 1];
+extern const struct nla_policy gpuvirt_sched_get_nl_policy[GPUVIRT_A_SCHED_GI_ID + 1];
 
-extern const struct nla_policy gpuvirt_sched_set_nl_policy[GPUVIRT_A_SCHED_TIMESLICE_US + 1];
+extern const struct nla_policy gpuvirt_sched_set_nl_policy[GPUVIRT_A_SCHED_GI_ID + 1];
+
+extern const struct nla_policy gpuvirt_gpu_set_nl_policy[GPUVIRT_A_GPU_MODE + 1];
+
+extern const struct nla_policy gpuvirt_gi_get_nl_policy[GPUVIRT_A_GI_ID + 1];
+
+extern const struct nla_policy gpuvirt_gi_new_nl_policy[GPUVIRT_A_GI_START + 1];
+
+extern const struct nla_policy gpuvirt_gi_del_nl_policy[GPUVIRT_A_GI_ID + 1];
 
 /* Ops table for gpuvirt */
-extern const struct genl_ops gpuvirt_nl_ops[6];
+extern const struct genl_ops gpuvirt_nl_ops[10];
 
 int gpuvirt_nl_gpu_get_doit(struct sk_buff *skb, struct genl_info *info);
 int gpuvirt_nl_gpu_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
@@ -39,6 +47,11 @@ int gpuvirt_nl_sched_get_doit(struct sk_buff *skb, struct genl_info *info);
 int gpuvirt_nl_sched_get_dumpit(struct sk_buff *skb,
 				struct netlink_callback *cb);
 int gpuvirt_nl_sched_set_doit(struct sk_buff *skb, struct genl_info *info);
+int gpuvirt_nl_gpu_set_doit(struct sk_buff *skb, struct genl_info *info);
+int gpuvirt_nl_gi_get_doit(struct sk_buff *skb, struct genl_info *info);
+int gpuvirt_nl_gi_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int gpuvirt_nl_gi_new_doit(struct sk_buff *skb, struct genl_info *info);
+int gpuvirt_nl_gi_del_doit(struct sk_buff *skb, struct genl_info *info);
 
 enum {
 	GPUVIRT_NLGRP_MONITOR,

@@ -181,7 +181,8 @@ int gpuvirt_nl_gpu_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 /**
  * gpuvirt_gpu_notify() - tell the monitor group about a GPU event
  * @gpu: the GPU
- * @cmd: GPUVIRT_CMD_GPU_ADD_NTF or GPUVIRT_CMD_GPU_DEL_NTF
+ * @cmd: GPUVIRT_CMD_GPU_ADD_NTF, GPUVIRT_CMD_GPU_DEL_NTF or
+ *	GPUVIRT_CMD_GPU_CHANGE_NTF
  *
  * Context: registry lock held.
  */
@@ -234,6 +235,29 @@ struct gpuvirt_nl_dump {
 	unsigned long gpu_id;
 	unsigned int idx;
 };
+
+/*
+ * Dumps that walk the vGPU parents of a GPU (gpuvirt_gpu_mp()) keep the
+ * parent in the upper bits of struct gpuvirt_nl_dump.idx and the item in
+ * that parent (a type, a vGPU slot) in the lower ones.
+ */
+#define GPUVIRT_NL_IDX_SHIFT	8
+#define GPUVIRT_NL_IDX_MP(idx)	((idx) >> GPUVIRT_NL_IDX_SHIFT)
+#define GPUVIRT_NL_IDX_ITEM(idx)	((idx) & (BIT(GPUVIRT_NL_IDX_SHIFT) - 1))
+#define GPUVIRT_NL_IDX(mp, item)	((mp) << GPUVIRT_NL_IDX_SHIFT | (item))
+
+/* A GI id attribute, or -1 when absent. */
+static int gpuvirt_nl_gi_id(struct nlattr *attr)
+{
+	return attr ? (int)min_t(u32, nla_get_u32(attr), INT_MAX) : -1;
+}
+
+/* Put the GI id of a parent that is a GI. */
+static int gpuvirt_nl_put_gi(struct sk_buff *skb, unsigned int attr,
+			     const struct gpuvirt_mdev_parent *mp)
+{
+	return mp->gi ? nla_put_u32(skb, attr, mp->gi->id) : 0;
+}
 
 /* 0 to go on with the dump, 1 when it is over, or a request error. */
 static int gpuvirt_nl_dump_begin(struct netlink_callback *cb,
@@ -306,7 +330,8 @@ static int gpuvirt_nl_type_fill(struct sk_buff *skb, struct gpuvirt_type *type,
 	    nla_put_u32(skb, GPUVIRT_A_TYPE_MAX_INSTANCES,
 			mixed ? p->mixed_max_instances : p->max_instances) ||
 	    nla_put_u32(skb, GPUVIRT_A_TYPE_AVAILABLE_INSTANCES, avail) ||
-	    nla_put_string(skb, GPUVIRT_A_TYPE_DESCRIPTION, p->description)) {
+	    nla_put_string(skb, GPUVIRT_A_TYPE_DESCRIPTION, p->description) ||
+	    gpuvirt_nl_put_gi(skb, GPUVIRT_A_TYPE_GI_ID, mp)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -317,10 +342,11 @@ static int gpuvirt_nl_type_fill(struct sk_buff *skb, struct gpuvirt_type *type,
 int gpuvirt_nl_type_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct gpuvirt_type *type = NULL;
+	struct gpuvirt_mdev_parent *mp;
 	struct gpuvirt_gpu *gpu;
 	struct sk_buff *msg;
-	unsigned int i;
-	int err;
+	unsigned int i, m;
+	int err, gi;
 
 	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
 	if (err)
@@ -340,13 +366,25 @@ int gpuvirt_nl_type_get_doit(struct sk_buff *skb, struct genl_info *info)
 		err = PTR_ERR(gpu);
 		goto err_unlock;
 	}
-	for (i = 0; i < gpu->mdev->nr_types; i++)
-		if (!nla_strcmp(info->attrs[GPUVIRT_A_TYPE_NAME],
-				gpu->mdev->profiles[i].name))
-			type = &gpu->mdev->types[i];
+	gi = gpuvirt_nl_gi_id(info->attrs[GPUVIRT_A_TYPE_GI_ID]);
+	for (m = 0; m < GPUVIRT_GPU_MPS && !type; m++) {
+		mp = gpuvirt_gpu_mp(gpu, m);
+		if (!mp || (gi >= 0 && (!mp->gi || mp->gi->id != gi)))
+			continue;
+		for (i = 0; i < mp->nr_types; i++)
+			if (!nla_strcmp(info->attrs[GPUVIRT_A_TYPE_NAME],
+					mp->profiles[i].name))
+				type = &mp->types[i];
+	}
 	if (!type) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[GPUVIRT_A_TYPE_NAME],
-				    "the GPU has no type of this name");
+		if (gi >= 0)
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[GPUVIRT_A_TYPE_NAME],
+					    "the GI has no type of this name");
+		else
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[GPUVIRT_A_TYPE_NAME],
+					    "the GPU has no type of this name");
 		err = -ENOENT;
 		goto err_unlock;
 	}
@@ -368,8 +406,10 @@ err_unlock:
 int gpuvirt_nl_type_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct nlattr *filter = gpuvirt_genl_dump_attrs(cb)[GPUVIRT_A_TYPE_GPU_ID];
+	struct gpuvirt_mdev_parent *mp;
 	struct gpuvirt_nl_dump d;
 	struct gpuvirt_gpu *gpu;
+	unsigned int m, i;
 	int err = 0;
 
 	err = gpuvirt_nl_dump_begin(cb, &d);
@@ -377,15 +417,24 @@ int gpuvirt_nl_type_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		return err < 0 ? err : 0;
 	mutex_lock(&gpuvirt_registry.lock);
 	xa_for_each_start(&gpuvirt_registry.gpus, d.gpu_id, gpu, d.gpu_id) {
-		if (!gpu->mdev || (filter && nla_get_u32(filter) != gpu->id))
+		if (filter && nla_get_u32(filter) != gpu->id)
 			continue;
-		for (; d.idx < gpu->mdev->nr_types; d.idx++) {
-			err = gpuvirt_nl_type_fill(skb, &gpu->mdev->types[d.idx],
-						   NETLINK_CB(cb->skb).portid,
-						   cb->nlh->nlmsg_seq,
-						   NLM_F_MULTI, cb);
-			if (err)
+		for (m = GPUVIRT_NL_IDX_MP(d.idx); m < GPUVIRT_GPU_MPS; m++) {
+			mp = gpuvirt_gpu_mp(gpu, m);
+			i = m == GPUVIRT_NL_IDX_MP(d.idx) ?
+			    GPUVIRT_NL_IDX_ITEM(d.idx) : 0;
+			for (; mp && i < mp->nr_types; i++) {
+				err = gpuvirt_nl_type_fill(skb, &mp->types[i],
+							   NETLINK_CB(cb->skb).portid,
+							   cb->nlh->nlmsg_seq,
+							   NLM_F_MULTI, cb);
+				if (err)
+					break;
+			}
+			if (err) {
+				d.idx = GPUVIRT_NL_IDX(m, i);
 				break;
+			}
 		}
 		if (err)
 			break;
@@ -457,7 +506,8 @@ static int gpuvirt_nl_vgpu_fill(struct sk_buff *skb, struct gpuvirt_vgpu *vgpu,
 	    nla_put_u64_64bit(skb, GPUVIRT_A_VGPU_VRAM_SIZE, vgpu->vram_size,
 			      GPUVIRT_A_VGPU_PAD) ||
 	    nla_put_u8(skb, GPUVIRT_A_VGPU_OPEN, slot->open) ||
-	    nla_put_u32(skb, GPUVIRT_A_VGPU_CTX, vgpu->slot) ||
+	    nla_put_u32(skb, GPUVIRT_A_VGPU_CTX, vgpu->mp->ctx_base + vgpu->slot) ||
+	    gpuvirt_nl_put_gi(skb, GPUVIRT_A_VGPU_GI_ID, vgpu->mp) ||
 	    gpuvirt_nl_vgpu_stats_put(skb, &vgpu->stats)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
@@ -479,8 +529,10 @@ static int gpuvirt_nl_vgpu_apply(struct genl_info *info,
 {
 	struct nlattr *attr = info->attrs[GPUVIRT_A_VGPU_UUID];
 	struct gpuvirt_vgpu *vgpu = NULL;
+	struct gpuvirt_mdev_parent *mp;
 	struct gpuvirt_gpu *gpu;
 	unsigned long id;
+	unsigned int m;
 	int err = 0;
 
 	if (GENL_REQ_ATTR_CHECK(info, GPUVIRT_A_VGPU_UUID)) {
@@ -489,14 +541,17 @@ static int gpuvirt_nl_vgpu_apply(struct genl_info *info,
 	}
 	mutex_lock(&gpuvirt_registry.lock);
 	xa_for_each(&gpuvirt_registry.gpus, id, gpu) {
-		if (!gpu->mdev)
-			continue;
-		spin_lock(&gpu->mdev->sched.lock);
-		vgpu = gpuvirt_sched_find_locked(&gpu->mdev->sched,
-						 nla_data(attr));
-		if (vgpu)
-			err = fn(vgpu, info, arg);
-		spin_unlock(&gpu->mdev->sched.lock);
+		for (m = 0; m < GPUVIRT_GPU_MPS && !vgpu; m++) {
+			mp = gpuvirt_gpu_mp(gpu, m);
+			if (!mp)
+				continue;
+			spin_lock(&mp->sched.lock);
+			vgpu = gpuvirt_sched_find_locked(&mp->sched,
+							 nla_data(attr));
+			if (vgpu)
+				err = fn(vgpu, info, arg);
+			spin_unlock(&mp->sched.lock);
+		}
 		if (vgpu)
 			break;
 	}
@@ -538,9 +593,10 @@ int gpuvirt_nl_vgpu_get_doit(struct sk_buff *skb, struct genl_info *info)
 int gpuvirt_nl_vgpu_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct nlattr *filter = gpuvirt_genl_dump_attrs(cb)[GPUVIRT_A_VGPU_GPU_ID];
+	struct gpuvirt_mdev_parent *mp;
 	struct gpuvirt_nl_dump d;
-	struct gpuvirt_sched *s;
 	struct gpuvirt_gpu *gpu;
+	unsigned int m, i;
 	int err = 0;
 
 	err = gpuvirt_nl_dump_begin(cb, &d);
@@ -548,22 +604,32 @@ int gpuvirt_nl_vgpu_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		return err < 0 ? err : 0;
 	mutex_lock(&gpuvirt_registry.lock);
 	xa_for_each_start(&gpuvirt_registry.gpus, d.gpu_id, gpu, d.gpu_id) {
-		if (!gpu->mdev || (filter && nla_get_u32(filter) != gpu->id))
+		if (filter && nla_get_u32(filter) != gpu->id)
 			continue;
-		s = &gpu->mdev->sched;
-		spin_lock(&s->lock);
-		for (; d.idx < GPUVIRT_SP_SLOTS; d.idx++) {
-			if (!s->vgpus[d.idx])
+		for (m = GPUVIRT_NL_IDX_MP(d.idx); m < GPUVIRT_GPU_MPS; m++) {
+			mp = gpuvirt_gpu_mp(gpu, m);
+			if (!mp)
 				continue;
-			err = gpuvirt_nl_vgpu_fill(skb, s->vgpus[d.idx],
-						   NETLINK_CB(cb->skb).portid,
-						   cb->nlh->nlmsg_seq,
-						   NLM_F_MULTI,
-						   GPUVIRT_CMD_VGPU_GET, cb);
-			if (err)
+			i = m == GPUVIRT_NL_IDX_MP(d.idx) ?
+			    GPUVIRT_NL_IDX_ITEM(d.idx) : 0;
+			spin_lock(&mp->sched.lock);
+			for (; i < GPUVIRT_SP_SLOTS; i++) {
+				if (!mp->sched.vgpus[i])
+					continue;
+				err = gpuvirt_nl_vgpu_fill(skb, mp->sched.vgpus[i],
+							   NETLINK_CB(cb->skb).portid,
+							   cb->nlh->nlmsg_seq,
+							   NLM_F_MULTI,
+							   GPUVIRT_CMD_VGPU_GET, cb);
+				if (err)
+					break;
+			}
+			spin_unlock(&mp->sched.lock);
+			if (err) {
+				d.idx = GPUVIRT_NL_IDX(m, i);
 				break;
+			}
 		}
-		spin_unlock(&s->lock);
 		if (err)
 			break;
 		d.idx = 0;
@@ -682,6 +748,7 @@ static int gpuvirt_nl_sched_fill(struct sk_buff *skb,
 	for (i = 0; i < GPUVIRT_SP_SLOTS; i++)
 		n += s->sp.slot[i].used;
 	if (nla_put_u32(skb, GPUVIRT_A_SCHED_GPU_ID, mp->gpu->id) ||
+	    gpuvirt_nl_put_gi(skb, GPUVIRT_A_SCHED_GI_ID, mp) ||
 	    nla_put_u32(skb, GPUVIRT_A_SCHED_POLICY, s->sp.policy) ||
 	    nla_put_u32(skb, GPUVIRT_A_SCHED_TIMESLICE_US,
 			div_u64(s->sp.slice_ns, NSEC_PER_USEC)) ||
@@ -707,9 +774,39 @@ err_cancel_msg:
 	return err;
 }
 
+/* A GPU's schedulers: its own (0), even in MIG mode, then its GIs'. */
+static struct gpuvirt_mdev_parent *gpuvirt_nl_sched_mp(struct gpuvirt_gpu *gpu,
+						       unsigned int i)
+{
+	return i ? gpuvirt_gpu_mp(gpu, i) : gpu->mdev;
+}
+
+/* The scheduler a sched request names: a GPU's, or a GI's. */
+static struct gpuvirt_mdev_parent *gpuvirt_nl_sched_lookup(struct genl_info *info)
+{
+	struct nlattr *gi_attr = info->attrs[GPUVIRT_A_SCHED_GI_ID];
+	struct gpuvirt_mdev_parent *mp;
+	struct gpuvirt_gpu *gpu;
+	int gi;
+
+	gpu = gpuvirt_nl_gpu_lookup(info, GPUVIRT_A_SCHED_GPU_ID);
+	if (IS_ERR(gpu))
+		return ERR_CAST(gpu);
+	gi = gpuvirt_nl_gi_id(gi_attr);
+	if (gi < 0)
+		return gpu->mdev;
+	mp = gi < GPUVIRT_MIG_GIS_MAX ? gpuvirt_gpu_mp(gpu, gi + 1) : NULL;
+	if (!mp) {
+		NL_SET_ERR_MSG_ATTR(info->extack, gi_attr,
+				    "the GPU has no GI with this id");
+		return ERR_PTR(-ENOENT);
+	}
+	return mp;
+}
+
 int gpuvirt_nl_sched_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct gpuvirt_gpu *gpu;
+	struct gpuvirt_mdev_parent *mp;
 	struct sk_buff *msg;
 	int err;
 
@@ -721,9 +818,9 @@ int gpuvirt_nl_sched_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!msg)
 		return -ENOMEM;
 	mutex_lock(&gpuvirt_registry.lock);
-	gpu = gpuvirt_nl_gpu_lookup(info, GPUVIRT_A_SCHED_GPU_ID);
-	err = IS_ERR(gpu) ? PTR_ERR(gpu) :
-	      gpuvirt_nl_sched_fill(msg, gpu->mdev, info->snd_portid,
+	mp = gpuvirt_nl_sched_lookup(info);
+	err = IS_ERR(mp) ? PTR_ERR(mp) :
+	      gpuvirt_nl_sched_fill(msg, mp, info->snd_portid,
 				    info->snd_seq, 0, GPUVIRT_CMD_SCHED_GET,
 				    NULL);
 	mutex_unlock(&gpuvirt_registry.lock);
@@ -737,6 +834,7 @@ int gpuvirt_nl_sched_get_doit(struct sk_buff *skb, struct genl_info *info)
 int gpuvirt_nl_sched_get_dumpit(struct sk_buff *skb,
 				struct netlink_callback *cb)
 {
+	struct gpuvirt_mdev_parent *mp;
 	struct gpuvirt_nl_dump d;
 	struct gpuvirt_gpu *gpu;
 	int err = 0;
@@ -746,14 +844,21 @@ int gpuvirt_nl_sched_get_dumpit(struct sk_buff *skb,
 		return err < 0 ? err : 0;
 	mutex_lock(&gpuvirt_registry.lock);
 	xa_for_each_start(&gpuvirt_registry.gpus, d.gpu_id, gpu, d.gpu_id) {
-		if (!gpu->mdev)
-			continue;
-		err = gpuvirt_nl_sched_fill(skb, gpu->mdev,
-					    NETLINK_CB(cb->skb).portid,
-					    cb->nlh->nlmsg_seq, NLM_F_MULTI,
-					    GPUVIRT_CMD_SCHED_GET, cb);
+		for (; d.idx < GPUVIRT_GPU_MPS; d.idx++) {
+			mp = gpuvirt_nl_sched_mp(gpu, d.idx);
+			if (!mp)
+				continue;
+			err = gpuvirt_nl_sched_fill(skb, mp,
+						    NETLINK_CB(cb->skb).portid,
+						    cb->nlh->nlmsg_seq,
+						    NLM_F_MULTI,
+						    GPUVIRT_CMD_SCHED_GET, cb);
+			if (err)
+				break;
+		}
 		if (err)
 			break;
+		d.idx = 0;
 	}
 	mutex_unlock(&gpuvirt_registry.lock);
 	return gpuvirt_nl_dump_end(skb, cb, &d, err);
@@ -763,7 +868,7 @@ int gpuvirt_nl_sched_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *slice = info->attrs[GPUVIRT_A_SCHED_TIMESLICE_US];
 	struct nlattr *policy = info->attrs[GPUVIRT_A_SCHED_POLICY];
-	struct gpuvirt_gpu *gpu;
+	struct gpuvirt_mdev_parent *mp;
 	int err;
 
 	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
@@ -781,21 +886,21 @@ int gpuvirt_nl_sched_set_doit(struct sk_buff *skb, struct genl_info *info)
 		return -ERANGE;
 	}
 	mutex_lock(&gpuvirt_registry.lock);
-	gpu = gpuvirt_nl_gpu_lookup(info, GPUVIRT_A_SCHED_GPU_ID);
-	if (IS_ERR(gpu)) {
-		err = PTR_ERR(gpu);
+	mp = gpuvirt_nl_sched_lookup(info);
+	if (IS_ERR(mp)) {
+		err = PTR_ERR(mp);
 		goto out_unlock;
 	}
 	/* both were range-checked, so neither can be refused now */
 	if (slice)
-		err = gpuvirt_sched_set_slice(gpu->mdev, (u64)nla_get_u32(slice) *
+		err = gpuvirt_sched_set_slice(mp, (u64)nla_get_u32(slice) *
 					      NSEC_PER_USEC);
 	if (!err && policy)
-		err = gpuvirt_sched_set_policy(gpu->mdev, nla_get_u32(policy));
+		err = gpuvirt_sched_set_policy(mp, nla_get_u32(policy));
 	if (err)
 		NL_SET_ERR_MSG(info->extack, "the scheduler refused the setting");
 	else
-		gpuvirt_sched_notify(gpu->mdev);
+		gpuvirt_sched_notify(mp);
 out_unlock:
 	mutex_unlock(&gpuvirt_registry.lock);
 	return err;
@@ -817,6 +922,347 @@ void gpuvirt_sched_notify(struct gpuvirt_mdev_parent *mp)
 		return;
 	if (gpuvirt_nl_sched_fill(msg, mp, 0, 0, 0, GPUVIRT_CMD_SCHED_CHANGE_NTF,
 				  NULL)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_multicast(&gpuvirt_nl_family, msg, 0, GPUVIRT_NLGRP_MONITOR,
+			  GFP_KERNEL);
+}
+
+/* MIG mode and GPU instances */
+
+/* The constant message of each refusal, for kernels without formatted ones. */
+static const char *const gpuvirt_nl_mig_reasons[] = {
+	[GPUVIRT_MIG_OK]		= "refused",
+	[GPUVIRT_MIG_ERR_PROFILE]	= "no GI profile of this name",
+	[GPUVIRT_MIG_ERR_START]		= "not a legal start of the profile",
+	[GPUVIRT_MIG_ERR_GI]		= "no GI with this id",
+	[GPUVIRT_MIG_ERR_GIS]		= "the GPU already has 7 GIs",
+	[GPUVIRT_MIG_ERR_MAX]		= "the GPU has as many GIs of the profile as it may",
+	[GPUVIRT_MIG_ERR_MEMORY]	= "a memory slot of the placement is taken by another GI",
+	[GPUVIRT_MIG_ERR_COMPUTE]	= "a compute slice of the placement is taken by another GI",
+	[GPUVIRT_MIG_ERR_NO_START]	= "no legal start of the profile is free",
+	[GPUVIRT_MIG_ERR_SLICES]	= "the GIs need more than 7 compute slices",
+	[GPUVIRT_MIG_ERR_SLOTS]		= "the GIs need more than 8 memory slots",
+	[GPUVIRT_MIG_ERR_FRAGMENT]	= "no placement holds all the GIs",
+	[GPUVIRT_MIG_ERR_BUSY]		= "a busy GI is in the way",
+	[GPUVIRT_MIG_ERR_BUSY_PLACE]	= "the GIs do not fit around the busy GIs",
+};
+
+/*
+ * Report a refusal from gi.c: its own words where the kernel can carry
+ * them, else the constant for its reason, else @fixed.
+ */
+static void gpuvirt_nl_why(struct netlink_ext_ack *extack,
+			   const struct gpuvirt_mig_why *why, const char *fixed)
+{
+	if (why->reason != GPUVIRT_MIG_OK &&
+	    why->reason < ARRAY_SIZE(gpuvirt_nl_mig_reasons))
+		fixed = gpuvirt_nl_mig_reasons[why->reason];
+	if (!why->msg[0]) {
+		/* what NL_SET_ERR_MSG() does, for a string chosen at run time */
+		if (extack)
+			extack->_msg = fixed;
+		return;
+	}
+	/* extack messages hold 79 characters */
+	gpuvirt_nl_err_fmt(extack, fixed, "%.79s", why->msg);
+}
+
+/* The GPU a MIG request names; the MIG mutex keeps it registered. */
+static struct gpuvirt_gpu *gpuvirt_nl_mig_gpu(struct genl_info *info,
+					      unsigned int attr)
+{
+	struct gpuvirt_gpu *gpu;
+
+	lockdep_assert_held(&gpuvirt_mig_mutex);
+	mutex_lock(&gpuvirt_registry.lock);
+	gpu = gpuvirt_nl_gpu_lookup(info, attr);
+	mutex_unlock(&gpuvirt_registry.lock);
+	return gpu;
+}
+
+int gpuvirt_nl_gpu_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct gpuvirt_mig_why why;
+	struct gpuvirt_gpu *gpu;
+	int err;
+
+	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
+	if (err)
+		return err;
+	if (GENL_REQ_ATTR_CHECK(info, GPUVIRT_A_GPU_MODE)) {
+		NL_SET_ERR_MSG(info->extack, "mode is required");
+		return -EINVAL;
+	}
+
+	mutex_lock(&gpuvirt_mig_mutex);
+	gpu = gpuvirt_nl_mig_gpu(info, GPUVIRT_A_GPU_ID);
+	if (IS_ERR(gpu)) {
+		err = PTR_ERR(gpu);
+		goto out_unlock;
+	}
+	err = gpuvirt_mig_set_mode(gpu, nla_get_u32(info->attrs[GPUVIRT_A_GPU_MODE]) ==
+				   GPUVIRT_GPU_MODE_MIG, &why);
+	if (err) {
+		gpuvirt_nl_why(info->extack, &why,
+			       err == -EBUSY ? "the GPU has vGPUs or GIs" :
+			       err == -EOPNOTSUPP ? "the GPU has no MIG profiles" :
+			       "the mode could not be changed");
+		NL_SET_BAD_ATTR(info->extack, info->attrs[GPUVIRT_A_GPU_MODE]);
+	}
+out_unlock:
+	mutex_unlock(&gpuvirt_mig_mutex);
+	return err;
+}
+
+static int gpuvirt_nl_gi_fill(struct sk_buff *skb, struct gpuvirt_gi *gi,
+			      u32 portid, u32 seq, int flags, u8 cmd,
+			      struct netlink_callback *cb)
+{
+	const struct gpuvirt_mig_profile *p =
+		&gi->gpu->mig->table.profile[gi->profile];
+	struct gpuvirt_sched *s = &gi->mp->sched;
+	unsigned int vgpus = gpuvirt_gi_vgpus(gi);
+	u64 busy_ns, idle_ns;
+	void *hdr;
+
+	spin_lock(&s->lock);
+	busy_ns = s->busy_ns;
+	idle_ns = s->idle_ns;
+	spin_unlock(&s->lock);
+
+	hdr = gpuvirt_nl_put_hdr(skb, portid, seq, flags, cmd, cb);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, GPUVIRT_A_GI_GPU_ID, gi->gpu->id) ||
+	    nla_put_u32(skb, GPUVIRT_A_GI_ID, gi->id) ||
+	    nla_put_string(skb, GPUVIRT_A_GI_PROFILE, p->name) ||
+	    nla_put_u32(skb, GPUVIRT_A_GI_START, gi->start) ||
+	    nla_put_u32(skb, GPUVIRT_A_GI_SLOTS, p->slots) ||
+	    nla_put_u32(skb, GPUVIRT_A_GI_SLICES, p->slices) ||
+	    nla_put_u64_64bit(skb, GPUVIRT_A_GI_ENGINES, gi->engines,
+			      GPUVIRT_A_GI_PAD) ||
+	    nla_put_u64_64bit(skb, GPUVIRT_A_GI_VRAM_OFFSET, gi->vram_base,
+			      GPUVIRT_A_GI_PAD) ||
+	    nla_put_u64_64bit(skb, GPUVIRT_A_GI_VRAM_SIZE, gi->vram_size,
+			      GPUVIRT_A_GI_PAD) ||
+	    nla_put_string(skb, GPUVIRT_A_GI_VGPU_TYPE, p->vgpu_name) ||
+	    nla_put_u32(skb, GPUVIRT_A_GI_VGPUS, vgpus) ||
+	    nla_put_u64_64bit(skb, GPUVIRT_A_GI_BUSY_NS, busy_ns,
+			      GPUVIRT_A_GI_PAD) ||
+	    nla_put_u64_64bit(skb, GPUVIRT_A_GI_IDLE_NS, idle_ns,
+			      GPUVIRT_A_GI_PAD)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/* The GI a request names by gpu-id and id, under the registry lock. */
+static struct gpuvirt_gi *gpuvirt_nl_gi_lookup(struct genl_info *info)
+{
+	struct gpuvirt_gpu *gpu;
+	u32 id;
+
+	gpu = gpuvirt_nl_gpu_lookup(info, GPUVIRT_A_GI_GPU_ID);
+	if (IS_ERR(gpu))
+		return ERR_CAST(gpu);
+	if (GENL_REQ_ATTR_CHECK(info, GPUVIRT_A_GI_ID)) {
+		NL_SET_ERR_MSG(info->extack, "GI id is required");
+		return ERR_PTR(-EINVAL);
+	}
+	id = nla_get_u32(info->attrs[GPUVIRT_A_GI_ID]);
+	if (!gpu->mig || id >= GPUVIRT_MIG_GIS_MAX || !gpu->mig->gi[id]) {
+		if (gpu->mig)
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[GPUVIRT_A_GI_ID],
+					    "the GPU has no GI with this id");
+		else
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[GPUVIRT_A_GI_ID],
+					    "the GPU is not in MIG mode: it has no GIs");
+		return ERR_PTR(-ENOENT);
+	}
+	return gpu->mig->gi[id];
+}
+
+int gpuvirt_nl_gi_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct gpuvirt_gi *gi;
+	struct sk_buff *msg;
+	int err;
+
+	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
+	if (err)
+		return err;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&gpuvirt_registry.lock);
+	gi = gpuvirt_nl_gi_lookup(info);
+	err = IS_ERR(gi) ? PTR_ERR(gi) :
+	      gpuvirt_nl_gi_fill(msg, gi, info->snd_portid, info->snd_seq, 0,
+				 GPUVIRT_CMD_GI_GET, NULL);
+	mutex_unlock(&gpuvirt_registry.lock);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+int gpuvirt_nl_gi_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct nlattr *filter = gpuvirt_genl_dump_attrs(cb)[GPUVIRT_A_GI_GPU_ID];
+	struct gpuvirt_nl_dump d;
+	struct gpuvirt_gpu *gpu;
+	int err = 0;
+
+	err = gpuvirt_nl_dump_begin(cb, &d);
+	if (err)
+		return err < 0 ? err : 0;
+	mutex_lock(&gpuvirt_registry.lock);
+	xa_for_each_start(&gpuvirt_registry.gpus, d.gpu_id, gpu, d.gpu_id) {
+		if (!gpu->mig || (filter && nla_get_u32(filter) != gpu->id))
+			continue;
+		for (; d.idx < GPUVIRT_MIG_GIS_MAX; d.idx++) {
+			if (!gpu->mig->gi[d.idx])
+				continue;
+			err = gpuvirt_nl_gi_fill(skb, gpu->mig->gi[d.idx],
+						 NETLINK_CB(cb->skb).portid,
+						 cb->nlh->nlmsg_seq, NLM_F_MULTI,
+						 GPUVIRT_CMD_GI_GET, cb);
+			if (err)
+				break;
+		}
+		if (err)
+			break;
+		d.idx = 0;
+	}
+	mutex_unlock(&gpuvirt_registry.lock);
+	return gpuvirt_nl_dump_end(skb, cb, &d, err);
+}
+
+int gpuvirt_nl_gi_new_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *start = info->attrs[GPUVIRT_A_GI_START];
+	struct nlattr *name = info->attrs[GPUVIRT_A_GI_PROFILE];
+	struct gpuvirt_mig_why why;
+	struct gpuvirt_gpu *gpu;
+	struct sk_buff *msg;
+	int err, profile, id;
+
+	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
+	if (err)
+		return err;
+	if (GENL_REQ_ATTR_CHECK(info, GPUVIRT_A_GI_PROFILE)) {
+		NL_SET_ERR_MSG(info->extack, "GI profile is required");
+		return -EINVAL;
+	}
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+
+	mutex_lock(&gpuvirt_mig_mutex);
+	gpu = gpuvirt_nl_mig_gpu(info, GPUVIRT_A_GI_GPU_ID);
+	if (IS_ERR(gpu)) {
+		err = PTR_ERR(gpu);
+		goto err_unlock;
+	}
+	if (!gpu->mig) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[GPUVIRT_A_GI_GPU_ID],
+				    "the GPU is not in MIG mode");
+		err = -EINVAL;
+		goto err_unlock;
+	}
+	profile = gpuvirt_mig_profile_find(&gpu->mig->table, nla_data(name));
+	if (profile < 0) {
+		NL_SET_ERR_MSG_ATTR(info->extack, name,
+				    "the GPU has no GI profile of this name");
+		err = -EINVAL;
+		goto err_unlock;
+	}
+	id = gpuvirt_gi_create(gpu, profile,
+			       start ? nla_get_u32(start) : GPUVIRT_MIG_START_ANY,
+			       &why);
+	if (id < 0) {
+		err = id;
+		gpuvirt_nl_why(info->extack, &why, "the GI could not be created");
+		NL_SET_BAD_ATTR(info->extack, start ?: name);
+		goto err_unlock;
+	}
+	mutex_lock(&gpuvirt_registry.lock);
+	err = gpuvirt_nl_gi_fill(msg, gpu->mig->gi[id], info->snd_portid,
+				 info->snd_seq, 0, GPUVIRT_CMD_GI_NEW, NULL);
+	mutex_unlock(&gpuvirt_registry.lock);
+	mutex_unlock(&gpuvirt_mig_mutex);
+	if (err) {
+		/* the GI exists: say so rather than fail the request */
+		nlmsg_free(msg);
+		return 0;
+	}
+	return genlmsg_reply(msg, info);
+
+err_unlock:
+	mutex_unlock(&gpuvirt_mig_mutex);
+	nlmsg_free(msg);
+	return err;
+}
+
+int gpuvirt_nl_gi_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct gpuvirt_mig_why why;
+	struct gpuvirt_gpu *gpu;
+	int err;
+
+	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
+	if (err)
+		return err;
+	if (GENL_REQ_ATTR_CHECK(info, GPUVIRT_A_GI_ID)) {
+		NL_SET_ERR_MSG(info->extack, "GI id is required");
+		return -EINVAL;
+	}
+
+	mutex_lock(&gpuvirt_mig_mutex);
+	gpu = gpuvirt_nl_mig_gpu(info, GPUVIRT_A_GI_GPU_ID);
+	if (IS_ERR(gpu)) {
+		err = PTR_ERR(gpu);
+		goto out_unlock;
+	}
+	err = gpuvirt_gi_destroy(gpu, nla_get_u32(info->attrs[GPUVIRT_A_GI_ID]),
+				 &why);
+	if (err) {
+		gpuvirt_nl_why(info->extack, &why,
+			       err == -EBUSY ? "the GI has a vGPU" :
+			       err == -ENOENT ? "the GPU has no GI with this id" :
+			       "the GPU is not in MIG mode");
+		NL_SET_BAD_ATTR(info->extack, info->attrs[GPUVIRT_A_GI_ID]);
+	}
+out_unlock:
+	mutex_unlock(&gpuvirt_mig_mutex);
+	return err;
+}
+
+/**
+ * gpuvirt_gi_notify() - tell the monitor group about a GI event
+ * @gi: the GI
+ * @cmd: GPUVIRT_CMD_GI_ADD_NTF or GPUVIRT_CMD_GI_DEL_NTF
+ *
+ * Context: registry lock held.
+ */
+void gpuvirt_gi_notify(struct gpuvirt_gi *gi, u8 cmd)
+{
+	struct sk_buff *msg;
+
+	if (!genl_has_listeners(&gpuvirt_nl_family, &init_net,
+				GPUVIRT_NLGRP_MONITOR))
+		return;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	if (gpuvirt_nl_gi_fill(msg, gi, 0, 0, 0, cmd, NULL)) {
 		nlmsg_free(msg);
 		return;
 	}

@@ -149,6 +149,27 @@ static void gpuvirt_profile_fill(struct gpuvirt_profile *p, const char *prefix,
 	gpuvirt_profile_putc(&b, d->letter);
 }
 
+/**
+ * gpuvirt_profile_fill_mig() - the profile of a MIG-backed vGPU type
+ * @p: filled in
+ * @name: the type's name, e.g. "H200-3-71C" (struct gpuvirt_mig_profile)
+ * @fb_size: the VRAM of one GPU instance of the profile
+ *
+ * A MIG-backed vGPU takes a whole GPU instance, so each instance holds
+ * one: the profile allows one instance on its parent, the GI.
+ */
+void gpuvirt_profile_fill_mig(struct gpuvirt_profile *p, const char *name,
+			      u64 fb_size)
+{
+	struct gpuvirt_profile_buf b;
+
+	gpuvirt_profile_fill(p, "", GPUVIRT_SERIES_C, fb_size, 1);
+	memset(p->name, 0, sizeof(p->name));
+	b.p = p->name;
+	b.left = sizeof(p->name);
+	gpuvirt_profile_puts(&b, name);
+}
+
 /* Append one profile to the output; -ENOSPC when @max is reached. */
 static int gpuvirt_profile_add(struct gpuvirt_profile *out, unsigned int max,
 			       unsigned int *n, const char *prefix,

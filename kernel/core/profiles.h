@@ -92,5 +92,7 @@ const struct gpuvirt_profile *
 gpuvirt_profile_find(const struct gpuvirt_profile *table, unsigned int count,
 		     const char *name);
 char gpuvirt_profile_series_letter(enum gpuvirt_series series);
+void gpuvirt_profile_fill_mig(struct gpuvirt_profile *p, const char *name,
+			      u64 fb_size);
 
 #endif /* GPUVIRT_PROFILES_H */

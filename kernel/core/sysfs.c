@@ -3,9 +3,12 @@
  * sysfs configuration of the time-slice scheduler and the vGPU mode.
  *
  *   <gpu device>/gpuvirt/		per GPU
+ *	mig_mode	0 | 1 (only without vGPUs and GIs; resets the GPU)
  *	vgpu_mode	homogeneous | mixed (only while the GPU has no vGPUs)
  *	sched_policy	best-effort | equal-share | fixed-share | weighted
  *	sched_slice_us	0 (the default for the vGPU count) or 100..100000
+ *   <gi device>/gpuvirt/		per GI in MIG mode (gi.c)
+ *	sched_policy, sched_slice_us	as above, for the GI's own engines
  *   /sys/bus/mdev/devices/<uuid>/gpuvirt/	per vGPU
  *	weight		1..10000
  *	min_pct		guaranteed minimum, 0..100
@@ -20,6 +23,7 @@
 #include <linux/kstrtox.h>
 #include <linux/sysfs.h>
 
+#include "gi.h"
 #include "vgpu.h"
 
 /*
@@ -27,21 +31,35 @@
  * waiting for running show/store calls, before that is freed. So the
  * lookup under the registry lock may let go of the lock.
  */
-static struct gpuvirt_mdev_parent *gpuvirt_sysfs_mp(struct device *dev)
+static struct gpuvirt_gpu *gpuvirt_sysfs_gpu(struct device *dev)
 {
-	struct gpuvirt_mdev_parent *mp = NULL;
-	struct gpuvirt_gpu *gpu;
+	struct gpuvirt_gpu *gpu, *found = NULL;
 	unsigned long id;
 
-	mutex_lock(&gpuvirt_registry.lock);
+	lockdep_assert_held(&gpuvirt_registry.lock);
 	xa_for_each(&gpuvirt_registry.gpus, id, gpu) {
 		if (gpu && gpu->dev == dev) {
-			mp = gpu->mdev;
+			found = gpu;
 			break;
 		}
 	}
+	return found;
+}
+
+/*
+ * A GI's files are the GI device's own, removed before its parent is
+ * freed (gi.c).
+ */
+static struct gpuvirt_mdev_parent *gpuvirt_sysfs_mp(struct device *dev)
+{
+	struct gpuvirt_gpu *gpu;
+
+	if (gpuvirt_dev_is_gi(dev))
+		return gpuvirt_gi_from_dev(dev)->mp;
+	mutex_lock(&gpuvirt_registry.lock);
+	gpu = gpuvirt_sysfs_gpu(dev);
 	mutex_unlock(&gpuvirt_registry.lock);
-	return mp;
+	return gpu ? gpu->mdev : NULL;
 }
 
 static ssize_t sched_policy_show(struct device *dev,
@@ -143,7 +161,52 @@ static ssize_t vgpu_mode_store(struct device *dev,
 }
 static DEVICE_ATTR_RW(vgpu_mode);
 
+static ssize_t mig_mode_show(struct device *dev,
+			     struct device_attribute *attr, char *buf)
+{
+	struct gpuvirt_gpu *gpu;
+	bool mig;
+
+	mutex_lock(&gpuvirt_registry.lock);
+	gpu = gpuvirt_sysfs_gpu(dev);
+	mig = gpu && gpu->mode == GPUVIRT_GPU_MODE_MIG;
+	mutex_unlock(&gpuvirt_registry.lock);
+	if (!gpu)
+		return -ENODEV;
+	return sysfs_emit(buf, "%d\n", mig);
+}
+
+/*
+ * MIG mode on (1) or off (0). The files of this group stay through a mode
+ * change, which therefore may run from here.
+ */
+static ssize_t mig_mode_store(struct device *dev,
+			      struct device_attribute *attr,
+			      const char *buf, size_t count)
+{
+	struct gpuvirt_mig_why why;
+	struct gpuvirt_gpu *gpu;
+	bool mig;
+	int err;
+
+	err = kstrtobool(buf, &mig);
+	if (err)
+		return err;
+	mutex_lock(&gpuvirt_mig_mutex);
+	mutex_lock(&gpuvirt_registry.lock);
+	gpu = gpuvirt_sysfs_gpu(dev);
+	mutex_unlock(&gpuvirt_registry.lock);
+	/* a GPU found under the MIG mutex stays until it is dropped */
+	err = gpu ? gpuvirt_mig_set_mode(gpu, mig, &why) : -ENODEV;
+	mutex_unlock(&gpuvirt_mig_mutex);
+	if (err && why.msg[0])
+		dev_info(dev, "gpuvirt: mig_mode: %s\n", why.msg);
+	return err ?: count;
+}
+static DEVICE_ATTR_RW(mig_mode);
+
 static struct attribute *gpuvirt_gpu_attrs[] = {
+	&dev_attr_mig_mode.attr,
 	&dev_attr_vgpu_mode.attr,
 	&dev_attr_sched_policy.attr,
 	&dev_attr_sched_slice_us.attr,
@@ -153,6 +216,18 @@ static struct attribute *gpuvirt_gpu_attrs[] = {
 static const struct attribute_group gpuvirt_gpu_group = {
 	.name = "gpuvirt",
 	.attrs = gpuvirt_gpu_attrs,
+};
+
+static struct attribute *gpuvirt_sched_attrs[] = {
+	&dev_attr_sched_policy.attr,
+	&dev_attr_sched_slice_us.attr,
+	NULL
+};
+
+/* A GI's scheduler: <gi device>/gpuvirt/ */
+const struct attribute_group gpuvirt_sched_attr_group = {
+	.name = "gpuvirt",
+	.attrs = gpuvirt_sched_attrs,
 };
 
 int gpuvirt_sysfs_gpu_add(struct gpuvirt_mdev_parent *mp)

@@ -1001,14 +1001,17 @@ static int gpuvirt_vgpu_init(struct vfio_device *vdev)
 		return id;
 
 	mutex_lock(&mp->lock);
-	err = gpuvirt_fb_place(&mp->fb, type->profile, &offset);
+	if (mp->offline)
+		err = -ENODEV;	/* the parent is going away */
+	else
+		err = gpuvirt_fb_place(&mp->fb, type->profile, &offset);
 	mutex_unlock(&mp->lock);
 	if (err)
 		goto err_ida;
 
 	vgpu->mp = mp;
 	vgpu->type = type;
-	vgpu->vram_offset = offset;
+	vgpu->vram_offset = mp->vram_base + offset;
 	vgpu->vram_size = type->profile->fb_size;
 	vgpu->bar2_size = roundup_pow_of_two(vgpu->vram_size);
 	vgpu->bar2_id = id;
@@ -1048,7 +1051,7 @@ static void gpuvirt_vgpu_release(struct vfio_device *vdev)
 	vgpu_ops(vgpu)->vram_discard(mp->gpu, vgpu->vram_offset,
 				     vgpu->vram_size);
 	mutex_lock(&mp->lock);
-	WARN_ON(gpuvirt_fb_release(&mp->fb, vgpu->vram_offset));
+	WARN_ON(gpuvirt_fb_release(&mp->fb, vgpu->vram_offset - mp->vram_base));
 	mutex_unlock(&mp->lock);
 	mutex_destroy(&vgpu->lock);
 	/* the last mapping went with the last file: the range is free */

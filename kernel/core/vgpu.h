@@ -12,10 +12,13 @@
 #include <linux/vfio.h>
 
 #include "fbacct.h"
+#include "gi.h"
+#include "mig.h"
 #include "gpuvirt.h"
 #include "profiles.h"
 #include "sched_policy.h"
 
+struct gpuvirt_gi;
 struct gpuvirt_mdev_parent;
 struct gpuvirt_vgpu;
 
@@ -73,32 +76,58 @@ struct gpuvirt_type {
 };
 
 /**
- * struct gpuvirt_mdev_parent - the vGPU side of one GPU
- * @parent: the mdev parent, registered on the GPU's device
+ * struct gpuvirt_mdev_parent - the vGPU side of a GPU, or of a GPU instance
+ * @parent: the mdev parent, registered on @dev while published
  * @gpu: the GPU
- * @lock: protects @fb, the framebuffer placements of the GPU's vGPUs
+ * @dev: the device the mdev parent is registered on: the GPU's device, or
+ *	a GI's (gi.c)
+ * @gi: the GPU instance in MIG mode, NULL for the GPU's own time-sliced
+ *	parent
+ * @vram_base: first byte of the parent's VRAM in the GPU's: 0 for the GPU,
+ *	the GI's range in MIG mode. @fb places slices from 0 up to the
+ *	parent's VRAM size; a vGPU's slice starts at @vram_base plus that.
+ * @engines: the engines the parent's vGPUs run on, bit n for engine n
+ * @ctx_base: added to a vGPU's policy slot to make its execution context
+ *	id, so that ids stay unique on the GPU across GIs
+ * @lock: protects @fb and @offline
  * @fb: VRAM placements; a vGPU holds its place from init to release
- * @nr_types: entries used in @profiles, @types and @type_ptrs
- * @profiles: the GPU's time-sliced profiles
- * @types: the mdev types made of them
- * @type_ptrs: what mdev_register_parent() takes
- * @sched: the GPU's engines and their scheduler
- * @debugfs_sched: <debugfs>/gpuvirt/gpus/<gpu>/sched
- * @debugfs_vgpus: <debugfs>/gpuvirt/gpus/<gpu>/vgpus/
+ * @offline: no vGPU may be created: the parent is being withdrawn (mode
+ *	change, GI destroy)
+ * @published: the mdev parent is registered; changed under
+ *	gpuvirt_mig_mutex only
+ * @nr_types: entries used in @profiles, and in @types and @type_ptrs while
+ *	published
+ * @profiles: the profiles offered
+ * @types: the mdev types made of them, allocated while published
+ * @type_ptrs: what mdev_register_parent() takes, likewise
+ * @sched: the engines' scheduler
+ * @debugfs: the directory @debugfs_sched and @debugfs_vgpus are in
+ * @debugfs_sched: <dir>/sched
+ * @debugfs_vgpus: <dir>/vgpus/
  *
- * Allocated when the GPU registers, freed after mdev_unregister_parent()
- * has removed every vGPU.
+ * The GPU's own parent is allocated when the GPU registers and freed after
+ * it unregisters; it is published in time-sliced mode only. A GI's lives
+ * as long as the GI. Either is freed only once mdev_unregister_parent()
+ * has removed every vGPU of it.
  */
 struct gpuvirt_mdev_parent {
 	struct mdev_parent parent;
 	struct gpuvirt_gpu *gpu;
+	struct device *dev;
+	struct gpuvirt_gi *gi;
+	u64 vram_base;
+	u64 engines;
+	u32 ctx_base;
 	struct mutex lock;	/* see above */
 	struct gpuvirt_fb fb;
+	bool offline;
+	bool published;
 	unsigned int nr_types;
 	struct gpuvirt_profile profiles[GPUVIRT_PROFILES_MAX];
-	struct gpuvirt_type types[GPUVIRT_PROFILES_MAX];
-	struct mdev_type *type_ptrs[GPUVIRT_PROFILES_MAX];
+	struct gpuvirt_type *types;
+	struct mdev_type **type_ptrs;
 	struct gpuvirt_sched sched;
+	struct dentry *debugfs;
 	struct dentry *debugfs_sched;
 	struct dentry *debugfs_vgpus;
 };
@@ -240,6 +269,17 @@ int gpuvirt_mdev_init(void);
 void gpuvirt_mdev_exit(void);
 int gpuvirt_mdev_gpu_add(struct gpuvirt_gpu *gpu);
 void gpuvirt_mdev_gpu_del(struct gpuvirt_gpu *gpu);
+struct gpuvirt_mdev_parent *
+gpuvirt_mdev_parent_create(struct gpuvirt_gpu *gpu, struct device *dev,
+			   u64 vram_base, u64 vram_size, u64 engines,
+			   u32 ctx_base, struct dentry *debugfs);
+void gpuvirt_mdev_parent_destroy(struct gpuvirt_mdev_parent *mp);
+int gpuvirt_mdev_parent_publish(struct gpuvirt_mdev_parent *mp);
+void gpuvirt_mdev_parent_withdraw(struct gpuvirt_mdev_parent *mp);
+int gpuvirt_mdev_parent_offline(struct gpuvirt_mdev_parent *mp);
+struct gpuvirt_mdev_parent *gpuvirt_gpu_mp(struct gpuvirt_gpu *gpu,
+					   unsigned int i);
+#define GPUVIRT_GPU_MPS	(1 + GPUVIRT_MIG_GIS_MAX)
 int gpuvirt_mdev_set_mixed(struct gpuvirt_mdev_parent *mp, bool mixed);
 bool gpuvirt_mdev_mixed(struct gpuvirt_mdev_parent *mp);
 
@@ -276,6 +316,7 @@ void gpuvirt_debugfs_vgpu_add(struct gpuvirt_vgpu *vgpu);
 void gpuvirt_debugfs_vgpu_del(struct gpuvirt_vgpu *vgpu);
 
 extern const struct attribute_group *gpuvirt_vgpu_groups[];
+extern const struct attribute_group gpuvirt_sched_attr_group;
 int gpuvirt_sysfs_gpu_add(struct gpuvirt_mdev_parent *mp);
 void gpuvirt_sysfs_gpu_del(struct gpuvirt_mdev_parent *mp);
 

@@ -19,6 +19,7 @@ static const struct gpuvirt_backend_ops gpuvirt_sim_backend_ops = {
 	.vram_discard	= gpuvirt_sim_vram_discard,
 	.exec		= gpuvirt_sim_exec,
 	.engine_reset	= gpuvirt_sim_engine_reset,
+	.reset		= gpuvirt_sim_reset,
 };
 
 static int gpuvirt_sim_hw_show(struct seq_file *m, void *v)

@@ -202,10 +202,15 @@ int gpuvirt_sim_exec(struct gpuvirt_gpu *gpu, const struct gpuvirt_exec_ctx *ctx
 {
 	struct gpuvirt_sim_engine *eng = &gpu_to_sdev(gpu)->engine;
 	struct gpuvirt_sim_ctx_stats *st;
+	unsigned int e;
 	u64 cost = 0;
 	int ret;
 
-	if (atomic_add_unless(&eng->fail_exec, -1, 0)) {
+	if (!ctx->engines ||
+	    (gpu->engines < 64 && ctx->engines >> gpu->engines)) {
+		/* the core asked for engines this GPU does not have */
+		ret = -EINVAL;
+	} else if (atomic_add_unless(&eng->fail_exec, -1, 0)) {
 		ret = -EIO;
 	} else if (READ_ONCE(eng->hang)) {
 		/* a hung engine burns its time and gets nowhere */
@@ -220,6 +225,9 @@ int gpuvirt_sim_exec(struct gpuvirt_gpu *gpu, const struct gpuvirt_exec_ctx *ctx
 	spin_lock(&eng->lock);
 	eng->owner_ctx = ctx->id;
 	eng->busy_ns += cost;
+	for (e = 0; e < gpu->engines && e < GPUVIRT_ENGINES_MAX; e++)
+		if (ctx->engines & BIT_ULL(e))
+			eng->engine_ns[e] += cost;
 	if (ret == 1)
 		eng->cmds++;
 	if (ret < 0)
@@ -237,10 +245,12 @@ int gpuvirt_sim_exec(struct gpuvirt_gpu *gpu, const struct gpuvirt_exec_ctx *ctx
 /**
  * gpuvirt_sim_engine_reset() - the backend's engine_reset op
  * @gpu: the GPU
+ * @engines: the engines to reset
  *
- * Clears a hang, including the hang_engine knob that caused it.
+ * Clears a hang, including the hang_engine knob that caused it. The
+ * simulated engines share one hang knob, so any reset clears it.
  */
-void gpuvirt_sim_engine_reset(struct gpuvirt_gpu *gpu)
+void gpuvirt_sim_engine_reset(struct gpuvirt_gpu *gpu, u64 engines)
 {
 	struct gpuvirt_sim_engine *eng = &gpu_to_sdev(gpu)->engine;
 
@@ -251,9 +261,30 @@ void gpuvirt_sim_engine_reset(struct gpuvirt_gpu *gpu)
 	spin_unlock(&eng->lock);
 }
 
+/**
+ * gpuvirt_sim_reset() - the backend's reset op
+ * @gpu: the GPU
+ *
+ * Resets the engines and drops every page of VRAM, so that all of it
+ * reads as zero: what a MIG mode change does to a GPU.
+ */
+void gpuvirt_sim_reset(struct gpuvirt_gpu *gpu)
+{
+	struct gpuvirt_sim_engine *eng = &gpu_to_sdev(gpu)->engine;
+
+	gpuvirt_sim_vram_discard(gpu, 0, gpu->vram_size);
+	WRITE_ONCE(eng->hang, false);
+	WRITE_ONCE(eng->hung, false);
+	spin_lock(&eng->lock);
+	eng->owner_ctx = -1;
+	eng->gpu_resets++;
+	spin_unlock(&eng->lock);
+}
+
 static int gpuvirt_sim_engine_show(struct seq_file *m, void *v)
 {
-	struct gpuvirt_sim_engine *eng = m->private;
+	struct gpuvirt_sim_dev *sdev = m->private;
+	struct gpuvirt_sim_engine *eng = &sdev->engine;
 	unsigned int i;
 
 	spin_lock(&eng->lock);
@@ -263,6 +294,9 @@ static int gpuvirt_sim_engine_show(struct seq_file *m, void *v)
 	seq_printf(m, "busy_ns: %llu\n", eng->busy_ns);
 	seq_printf(m, "faults: %llu\n", eng->faults);
 	seq_printf(m, "resets: %llu\n", eng->resets);
+	seq_printf(m, "gpu_resets: %llu\n", eng->gpu_resets);
+	for (i = 0; i < sdev->gpu.engines && i < GPUVIRT_ENGINES_MAX; i++)
+		seq_printf(m, "engine %u: ns %llu\n", i, eng->engine_ns[i]);
 	for (i = 0; i < ARRAY_SIZE(eng->ctx); i++)
 		if (eng->ctx[i].ns || eng->ctx[i].cmds)
 			seq_printf(m, "ctx %u: cmds %llu ns %llu\n", i,
@@ -279,7 +313,7 @@ void gpuvirt_sim_engine_init(struct gpuvirt_sim_dev *sdev)
 	spin_lock_init(&eng->lock);
 	eng->owner_ctx = -1;
 	atomic_set(&eng->fail_exec, 0);
-	debugfs_create_file("engine", 0400, sdev->debugfs, eng,
+	debugfs_create_file("engine", 0400, sdev->debugfs, sdev,
 			    &gpuvirt_sim_engine_fops);
 	gpuvirt_sim_debugfs_knob("fail_exec", sdev->debugfs, &eng->fail_exec);
 	debugfs_create_bool("hang_engine", 0600, sdev->debugfs, &eng->hang);

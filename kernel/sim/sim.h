@@ -41,7 +41,10 @@ struct gpuvirt_sim_ctx_stats {
  * @busy_ns: modelled engine time spent
  * @faults: commands failed
  * @resets: engine resets
+ * @gpu_resets: whole-GPU resets (MIG mode changes)
  * @ctx: per-context counters, by context id
+ * @engine_ns: modelled busy time of each engine: a command's cost is
+ *	charged to every engine of its context's mask
  * @fail_exec: fault knob: fail this many commands with -EIO (debugfs)
  * @hang: fault knob: the engine hangs at its next command until reset
  *	(debugfs hang_engine)
@@ -57,7 +60,9 @@ struct gpuvirt_sim_engine {
 	u64 busy_ns;
 	u64 faults;
 	u64 resets;
+	u64 gpu_resets;
 	struct gpuvirt_sim_ctx_stats ctx[GPUVIRT_EXEC_CTX_MAX];
+	u64 engine_ns[GPUVIRT_ENGINES_MAX];
 	atomic_t fail_exec;
 	bool hang;
 	bool hung;
@@ -105,7 +110,8 @@ void gpuvirt_sim_debugfs_knob(const char *name, struct dentry *dir,
 void gpuvirt_sim_engine_init(struct gpuvirt_sim_dev *sdev);
 int gpuvirt_sim_exec(struct gpuvirt_gpu *gpu, const struct gpuvirt_exec_ctx *ctx,
 		     struct gpuvirt_cmd *cmd, u64 budget_ns, u64 *cost_ns);
-void gpuvirt_sim_engine_reset(struct gpuvirt_gpu *gpu);
+void gpuvirt_sim_engine_reset(struct gpuvirt_gpu *gpu, u64 engines);
+void gpuvirt_sim_reset(struct gpuvirt_gpu *gpu);
 void gpuvirt_sim_dev_remove(struct gpuvirt_sim_dev *sdev);
 
 #endif /* GPUVIRT_SIM_H */

@@ -153,11 +153,24 @@ static int gpuvirt_sim_vram_show(struct seq_file *m, void *v)
 {
 	struct gpuvirt_sim_dev *sdev = m->private;
 	struct gpuvirt_sim_vram *vram = &sdev->vram;
+	unsigned long idx, first = ULONG_MAX, last = 0;
+	struct page *page;
 
 	xa_lock(&vram->pages);
 	seq_printf(m, "size: %llu\n", sdev->gpu.vram_size);
 	seq_printf(m, "backed_pages: %lu\n", vram->backed);
+	xa_for_each(&vram->pages, idx, page) {
+		first = min(first, idx);
+		last = max(last, idx);
+	}
 	xa_unlock(&vram->pages);
+	/* where the backed pages lie: what tests check isolation with */
+	if (first != ULONG_MAX)
+		seq_printf(m, "backed_range: %#llx-%#llx\n",
+			   (u64)first << PAGE_SHIFT,
+			   ((u64)last << PAGE_SHIFT) + PAGE_SIZE - 1);
+	else
+		seq_puts(m, "backed_range: none\n");
 	seq_printf(m, "host_pages_all_gpus: %ld\n",
 		   atomic_long_read(&gpuvirt_sim_host_pages));
 	seq_printf(m, "host_mem_cap_mb: %u\n", READ_ONCE(host_mem_cap_mb));

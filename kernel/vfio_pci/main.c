@@ -11,9 +11,18 @@
  *    ownership, exactly as vfio-pci does for a plain device;
  *  - refuses the boot VGA device, which the host console is likely to be
  *    using, unless the allow_boot_vga module parameter is set;
- *  - counts how often user space opened and closed each device, and shows
- *    the counts and the device's IOMMU group in debugfs, under
- *    /sys/kernel/debug/gpuvirt_vfio_pci/<bdf>/.
+ *  - on every open, re-checks that the device's IOMMU group is still viable
+ *    (each member driverless, a bridge, or bound to a driver that manages
+ *    DMA itself: vfio-pci, a variant such as this one, pci-stub) and that the
+ *    device has a reset method, and records who opened it;
+ *  - on every close, resets the device and checks that it came back: its
+ *    vendor and device IDs read back from config space unchanged. A device
+ *    that fails the check is quarantined: opens are refused with -EIO until
+ *    the administrator clears it (echo 0 > .../quarantine);
+ *  - counts opens, closes, resets and failures, and shows them, the last
+ *    opener and the device's IOMMU group in debugfs, under
+ *    /sys/kernel/debug/gpuvirt_vfio_pci/<bdf>/, with a fault knob
+ *    (fail_check) that makes the next post-close checks fail.
  *
  * What it does not do (yet): no device-specific quirks, regions or
  * migration; no Intel IGD OpRegion, SR-IOV or "ids=" parameter and no QAT
@@ -25,7 +34,9 @@
 #include <linux/debugfs.h>
 #include <linux/iommu.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/vfio.h>
 #include <linux/vfio_pci_core.h>
@@ -37,6 +48,13 @@ static bool allow_boot_vga;
 module_param(allow_boot_vga, bool, 0444);
 MODULE_PARM_DESC(allow_boot_vga,
 		 "Allow binding the boot VGA device, which the host console may be using (default: N)");
+
+static bool require_reset;
+module_param(require_reset, bool, 0644);
+MODULE_PARM_DESC(require_reset,
+		 "Refuse to open a device that has no reset method (default: N, only log it)");
+
+#define GPUVIRT_VFIO_PCI_REASON_LEN	128
 
 /*
  * Root of this driver's debugfs tree. Written only at module init and exit,
@@ -51,19 +69,46 @@ static struct dentry *gpuvirt_vfio_pci_debugfs_root;
  * @debugfs_dir: /sys/kernel/debug/gpuvirt_vfio_pci/<bdf>/; set at probe and
  *	cleared at remove, both under the PCI device lock
  * @iommu_group_id: id of the device's IOMMU group, set once at probe
+ * @vendor_device: the vendor (low 16 bits) and device ID read at probe, what
+ *	the post-close check expects to read back; set once at probe
  * @open_count: successful open_device() calls
  * @close_count: close_device() calls
+ * @refused_count: opens refused by the checks (quarantine, viability, reset)
+ * @reset_count: successful resets after a close
+ * @failure_count: failed resets and failed post-close checks
+ * @fail_check: fault injection: the next @fail_check post-close checks fail
+ *	as if the device had not come back
+ * @state_lock: protects the members below it
+ * @quarantined: a post-close check failed; opens are refused until cleared
+ * @reason: why it is quarantined, for debugfs and the log
+ * @opener_pid: thread group id of the last opener, 0 before any open
+ * @opener_comm: its command name
+ * @is_open: the device is open now
  *
  * The VFIO core calls open_device() and close_device() with the device set
  * lock held, so they never race with each other; the counters are atomic
- * because debugfs reads them without that lock.
+ * because debugfs reads them without that lock. @state_lock is taken by
+ * open_device(), close_device() and the debugfs files, all of which may
+ * sleep, and nests inside the device set lock; nothing is called with it
+ * held but string copies.
  */
 struct gpuvirt_vfio_pci_device {
 	struct vfio_pci_core_device core_device;
 	struct dentry *debugfs_dir;
 	int iommu_group_id;
+	u32 vendor_device;
 	atomic_t open_count;
 	atomic_t close_count;
+	atomic_t refused_count;
+	atomic_t reset_count;
+	atomic_t failure_count;
+	atomic_t fail_check;
+	struct mutex state_lock; /* see above */
+	bool quarantined;
+	char reason[GPUVIRT_VFIO_PCI_REASON_LEN];
+	pid_t opener_pid;
+	char opener_comm[TASK_COMM_LEN];
+	bool is_open;
 };
 
 static struct gpuvirt_vfio_pci_device *
@@ -73,11 +118,95 @@ to_gpuvirt_vfio_pci_device(struct vfio_device *core_vdev)
 			    core_device.vdev);
 }
 
+/*
+ * May @dev stay in an IOMMU group that user space owns? Driverless, a PCI
+ * bridge, or bound to a PCI driver that manages DMA itself (vfio-pci and
+ * its variants, pci-stub, pcieport), as the kernel's DMA ownership rules
+ * want. The driver pointer is a snapshot: the VFIO core enforces the same
+ * rule when the group is attached; this check reports it by name at open.
+ */
+static int gpuvirt_vfio_pci_viable_one(struct device *dev, void *data)
+{
+	struct device_driver *drv = READ_ONCE(dev->driver);
+	struct device **bad = data;
+	struct pci_dev *pdev;
+
+	if (!drv)
+		return 0;
+	if (dev_is_pci(dev)) {
+		pdev = to_pci_dev(dev);
+		if (pci_is_bridge(pdev) || to_pci_driver(drv)->driver_managed_dma)
+			return 0;
+	}
+	*bad = dev;
+	return -EBUSY;
+}
+
+static int gpuvirt_vfio_pci_check_group(struct gpuvirt_vfio_pci_device *gvdev)
+{
+	struct pci_dev *pdev = gvdev->core_device.pdev;
+	struct device *bad = NULL;
+	struct iommu_group *group;
+	int ret;
+
+	group = iommu_group_get(&pdev->dev);
+	if (!group) {
+		pci_warn(pdev, "refusing open: the device has no IOMMU group\n");
+		return -ENODEV;
+	}
+	ret = iommu_group_for_each_dev(group, &bad,
+				       gpuvirt_vfio_pci_viable_one);
+	iommu_group_put(group);
+	if (ret && bad)
+		pci_warn(pdev, "refusing open: %s in IOMMU group %d is bound to host driver %s\n",
+			 dev_name(bad), gvdev->iommu_group_id,
+			 READ_ONCE(bad->driver) ? READ_ONCE(bad->driver)->name : "?");
+	return ret;
+}
+
+/* Does the PCI core know a way to reset the function? */
+static bool gpuvirt_vfio_pci_can_reset(struct pci_dev *pdev)
+{
+	return pdev->reset_methods[0] != 0;
+}
+
+static int gpuvirt_vfio_pci_open_checks(struct gpuvirt_vfio_pci_device *gvdev)
+{
+	struct pci_dev *pdev = gvdev->core_device.pdev;
+	int ret;
+
+	mutex_lock(&gvdev->state_lock);
+	if (gvdev->quarantined) {
+		pci_warn(pdev, "refusing open: quarantined (%s); clear with echo 0 > /sys/kernel/debug/%s/%s/quarantine\n",
+			 gvdev->reason, KBUILD_MODNAME, pci_name(pdev));
+		mutex_unlock(&gvdev->state_lock);
+		return -EIO;
+	}
+	mutex_unlock(&gvdev->state_lock);
+
+	ret = gpuvirt_vfio_pci_check_group(gvdev);
+	if (ret)
+		return ret;
+
+	if (!gpuvirt_vfio_pci_can_reset(pdev)) {
+		if (require_reset) {
+			pci_warn(pdev, "refusing open: the device has no reset method (require_reset=1)\n");
+			return -EBUSY;
+		}
+		pci_notice(pdev, "opened without a reset method: state may carry over between users\n");
+	}
+	return 0;
+}
+
 static int gpuvirt_vfio_pci_open_device(struct vfio_device *core_vdev)
 {
 	struct gpuvirt_vfio_pci_device *gvdev =
 		to_gpuvirt_vfio_pci_device(core_vdev);
 	int ret;
+
+	ret = gpuvirt_vfio_pci_open_checks(gvdev);
+	if (ret)
+		goto err_count_refusal;
 
 	ret = vfio_pci_core_enable(&gvdev->core_device);
 	if (ret)
@@ -85,7 +214,64 @@ static int gpuvirt_vfio_pci_open_device(struct vfio_device *core_vdev)
 
 	vfio_pci_core_finish_enable(&gvdev->core_device);
 	atomic_inc(&gvdev->open_count);
+
+	mutex_lock(&gvdev->state_lock);
+	gvdev->opener_pid = task_tgid_nr(current);
+	get_task_comm(gvdev->opener_comm, current);
+	gvdev->is_open = true;
+	mutex_unlock(&gvdev->state_lock);
 	return 0;
+
+err_count_refusal:
+	atomic_inc(&gvdev->refused_count);
+	return ret;
+}
+
+/*
+ * After a close: reset the function if the PCI core can, then check that
+ * the device still answers with the IDs it had at probe. A device that does
+ * not is quarantined.
+ */
+static void gpuvirt_vfio_pci_reset_and_verify(struct gpuvirt_vfio_pci_device *gvdev)
+{
+	struct pci_dev *pdev = gvdev->core_device.pdev;
+	char reason[GPUVIRT_VFIO_PCI_REASON_LEN] = "";
+	u32 id = 0;
+	int ret;
+
+	if (gpuvirt_vfio_pci_can_reset(pdev)) {
+		/* Fails with -EAGAIN while the device lock is held (unbind). */
+		ret = pci_try_reset_function(pdev);
+		if (!ret) {
+			atomic_inc(&gvdev->reset_count);
+		} else if (ret != -EAGAIN) {
+			atomic_inc(&gvdev->failure_count);
+			pci_warn(pdev, "reset after close failed: %d\n", ret);
+		}
+	}
+
+	ret = pci_read_config_dword(pdev, PCI_VENDOR_ID, &id);
+	if (atomic_add_unless(&gvdev->fail_check, -1, 0))
+		snprintf(reason, sizeof(reason),
+			 "post-close check failed (injected through fail_check)");
+	else if (ret)
+		snprintf(reason, sizeof(reason),
+			 "config space unreadable after close (%d)", ret);
+	else if (id != gvdev->vendor_device)
+		snprintf(reason, sizeof(reason),
+			 "IDs read %04x:%04x after close, expected %04x:%04x",
+			 id & 0xffff, id >> 16, gvdev->vendor_device & 0xffff,
+			 gvdev->vendor_device >> 16);
+	if (!reason[0])
+		return;
+
+	atomic_inc(&gvdev->failure_count);
+	mutex_lock(&gvdev->state_lock);
+	gvdev->quarantined = true;
+	strscpy(gvdev->reason, reason, sizeof(gvdev->reason));
+	mutex_unlock(&gvdev->state_lock);
+	pci_warn(pdev, "quarantined: %s; opens are refused until cleared\n",
+		 reason);
 }
 
 static void gpuvirt_vfio_pci_close_device(struct vfio_device *core_vdev)
@@ -95,12 +281,36 @@ static void gpuvirt_vfio_pci_close_device(struct vfio_device *core_vdev)
 
 	vfio_pci_core_close_device(core_vdev);
 	atomic_inc(&gvdev->close_count);
+
+	mutex_lock(&gvdev->state_lock);
+	gvdev->is_open = false;
+	mutex_unlock(&gvdev->state_lock);
+
+	gpuvirt_vfio_pci_reset_and_verify(gvdev);
+}
+
+static int gpuvirt_vfio_pci_init_dev(struct vfio_device *core_vdev)
+{
+	struct gpuvirt_vfio_pci_device *gvdev =
+		to_gpuvirt_vfio_pci_device(core_vdev);
+
+	mutex_init(&gvdev->state_lock);
+	return vfio_pci_core_init_dev(core_vdev);
+}
+
+static void gpuvirt_vfio_pci_release_dev(struct vfio_device *core_vdev)
+{
+	struct gpuvirt_vfio_pci_device *gvdev =
+		to_gpuvirt_vfio_pci_device(core_vdev);
+
+	mutex_destroy(&gvdev->state_lock);
+	vfio_pci_core_release_dev(core_vdev);
 }
 
 static const struct vfio_device_ops gpuvirt_vfio_pci_ops = {
 	.name		= "gpuvirt-vfio-pci",
-	.init		= vfio_pci_core_init_dev,
-	.release	= vfio_pci_core_release_dev,
+	.init		= gpuvirt_vfio_pci_init_dev,
+	.release	= gpuvirt_vfio_pci_release_dev,
 	.open_device	= gpuvirt_vfio_pci_open_device,
 	.close_device	= gpuvirt_vfio_pci_close_device,
 	.ioctl		= vfio_pci_core_ioctl,
@@ -113,24 +323,6 @@ static const struct vfio_device_ops gpuvirt_vfio_pci_ops = {
 	GPUVIRT_VFIO_IOMMUFD_PHYSICAL_OPS
 };
 
-static int gpuvirt_vfio_pci_open_count_show(struct seq_file *s, void *unused)
-{
-	struct gpuvirt_vfio_pci_device *gvdev = s->private;
-
-	seq_printf(s, "%d\n", atomic_read(&gvdev->open_count));
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(gpuvirt_vfio_pci_open_count);
-
-static int gpuvirt_vfio_pci_close_count_show(struct seq_file *s, void *unused)
-{
-	struct gpuvirt_vfio_pci_device *gvdev = s->private;
-
-	seq_printf(s, "%d\n", atomic_read(&gvdev->close_count));
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(gpuvirt_vfio_pci_close_count);
-
 static int gpuvirt_vfio_pci_iommu_group_show(struct seq_file *s, void *unused)
 {
 	struct gpuvirt_vfio_pci_device *gvdev = s->private;
@@ -140,6 +332,89 @@ static int gpuvirt_vfio_pci_iommu_group_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(gpuvirt_vfio_pci_iommu_group);
 
+/* "pid 1234 comm qemu-system-x86 open", or "none" before any open. */
+static int gpuvirt_vfio_pci_opener_show(struct seq_file *s, void *unused)
+{
+	struct gpuvirt_vfio_pci_device *gvdev = s->private;
+
+	mutex_lock(&gvdev->state_lock);
+	if (gvdev->opener_pid)
+		seq_printf(s, "pid %d comm %s %s\n", gvdev->opener_pid,
+			   gvdev->opener_comm,
+			   gvdev->is_open ? "open" : "closed");
+	else
+		seq_puts(s, "none\n");
+	mutex_unlock(&gvdev->state_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(gpuvirt_vfio_pci_opener);
+
+/* The quarantine reason, "none" when the device is not quarantined. */
+static int gpuvirt_vfio_pci_reason_show(struct seq_file *s, void *unused)
+{
+	struct gpuvirt_vfio_pci_device *gvdev = s->private;
+
+	mutex_lock(&gvdev->state_lock);
+	seq_printf(s, "%s\n", gvdev->quarantined ? gvdev->reason : "none");
+	mutex_unlock(&gvdev->state_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(gpuvirt_vfio_pci_reason);
+
+/* quarantine: reads 0 or 1; 0 clears it, 1 sets it by hand. */
+static int gpuvirt_vfio_pci_quarantine_get(void *data, u64 *val)
+{
+	struct gpuvirt_vfio_pci_device *gvdev = data;
+
+	mutex_lock(&gvdev->state_lock);
+	*val = gvdev->quarantined;
+	mutex_unlock(&gvdev->state_lock);
+	return 0;
+}
+
+static int gpuvirt_vfio_pci_quarantine_set(void *data, u64 val)
+{
+	struct gpuvirt_vfio_pci_device *gvdev = data;
+	struct pci_dev *pdev = gvdev->core_device.pdev;
+
+	if (val > 1)
+		return -EINVAL;
+	mutex_lock(&gvdev->state_lock);
+	if (gvdev->quarantined != !!val)
+		pci_info(pdev, "quarantine %s by the administrator\n",
+			 val ? "set" : "cleared");
+	gvdev->quarantined = val;
+	strscpy(gvdev->reason, val ? "set by the administrator" : "",
+		sizeof(gvdev->reason));
+	mutex_unlock(&gvdev->state_lock);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(gpuvirt_vfio_pci_quarantine_fops,
+			 gpuvirt_vfio_pci_quarantine_get,
+			 gpuvirt_vfio_pci_quarantine_set, "%llu\n");
+
+/* fail_check: how many of the next post-close checks fail (tests). */
+static int gpuvirt_vfio_pci_fail_check_get(void *data, u64 *val)
+{
+	struct gpuvirt_vfio_pci_device *gvdev = data;
+
+	*val = atomic_read(&gvdev->fail_check);
+	return 0;
+}
+
+static int gpuvirt_vfio_pci_fail_check_set(void *data, u64 val)
+{
+	struct gpuvirt_vfio_pci_device *gvdev = data;
+
+	if (val > INT_MAX)
+		return -EINVAL;
+	atomic_set(&gvdev->fail_check, (int)val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(gpuvirt_vfio_pci_fail_check_fops,
+			 gpuvirt_vfio_pci_fail_check_get,
+			 gpuvirt_vfio_pci_fail_check_set, "%llu\n");
+
 /* debugfs is best effort: a failure here must not fail the probe. */
 static void gpuvirt_vfio_pci_debugfs_add(struct gpuvirt_vfio_pci_device *gvdev)
 {
@@ -147,12 +422,23 @@ static void gpuvirt_vfio_pci_debugfs_add(struct gpuvirt_vfio_pci_device *gvdev)
 	struct dentry *dir;
 
 	dir = debugfs_create_dir(pci_name(pdev), gpuvirt_vfio_pci_debugfs_root);
-	debugfs_create_file("open_count", 0444, dir, gvdev,
-			    &gpuvirt_vfio_pci_open_count_fops);
-	debugfs_create_file("close_count", 0444, dir, gvdev,
-			    &gpuvirt_vfio_pci_close_count_fops);
+	debugfs_create_atomic_t("open_count", 0444, dir, &gvdev->open_count);
+	debugfs_create_atomic_t("close_count", 0444, dir, &gvdev->close_count);
+	debugfs_create_atomic_t("refused_count", 0444, dir,
+				&gvdev->refused_count);
+	debugfs_create_atomic_t("reset_count", 0444, dir, &gvdev->reset_count);
+	debugfs_create_atomic_t("failure_count", 0444, dir,
+				&gvdev->failure_count);
 	debugfs_create_file("iommu_group", 0444, dir, gvdev,
 			    &gpuvirt_vfio_pci_iommu_group_fops);
+	debugfs_create_file("opener", 0444, dir, gvdev,
+			    &gpuvirt_vfio_pci_opener_fops);
+	debugfs_create_file("quarantine_reason", 0444, dir, gvdev,
+			    &gpuvirt_vfio_pci_reason_fops);
+	debugfs_create_file_unsafe("quarantine", 0600, dir, gvdev,
+				   &gpuvirt_vfio_pci_quarantine_fops);
+	debugfs_create_file_unsafe("fail_check", 0600, dir, gvdev,
+				   &gpuvirt_vfio_pci_fail_check_fops);
 	gvdev->debugfs_dir = dir;
 }
 
@@ -196,6 +482,11 @@ static int gpuvirt_vfio_pci_probe(struct pci_dev *pdev,
 
 	atomic_set(&gvdev->open_count, 0);
 	atomic_set(&gvdev->close_count, 0);
+	atomic_set(&gvdev->refused_count, 0);
+	atomic_set(&gvdev->reset_count, 0);
+	atomic_set(&gvdev->failure_count, 0);
+	atomic_set(&gvdev->fail_check, 0);
+	gvdev->vendor_device = (u32)pdev->device << 16 | pdev->vendor;
 	/* vfio-pci-core looks its device up through the drvdata. */
 	dev_set_drvdata(&pdev->dev, &gvdev->core_device);
 
