@@ -12,6 +12,8 @@
 #ifndef GPUVIRT_COMPAT_H
 #define GPUVIRT_COMPAT_H
 
+#include <linux/netlink.h>
+
 #include "compat-probed.h"
 
 /*
@@ -147,15 +149,17 @@
  * string constant that says the same without the details. Probe:
  * nl_set_err_msg_fmt.
  */
+static inline void gpuvirt_nl_err_str(struct netlink_ext_ack *extack,
+				      const char *fixed, const char *msg)
+{
 #ifdef GPUVIRT_HAVE_NL_SET_ERR_MSG_FMT
-#define gpuvirt_nl_err_fmt(extack, fixed, fmt, ...)			\
-	NL_SET_ERR_MSG_FMT(extack, fmt, ##__VA_ARGS__)
+	/* the buffer holds 79 characters */
+	NL_SET_ERR_MSG_FMT(extack, "%.79s", msg);
 #else
-#define gpuvirt_nl_err_fmt(extack, fixed, fmt, ...)			\
-	do {								\
-		if (extack)						\
-			(extack)->_msg = (fixed);			\
-	} while (0)
+	/* what NL_SET_ERR_MSG() does, for a string chosen at run time */
+	if (extack)
+		extack->_msg = fixed;
 #endif
+}
 
 #endif /* GPUVIRT_COMPAT_H */

@@ -959,14 +959,7 @@ static void gpuvirt_nl_why(struct netlink_ext_ack *extack,
 	if (why->reason != GPUVIRT_MIG_OK &&
 	    why->reason < ARRAY_SIZE(gpuvirt_nl_mig_reasons))
 		fixed = gpuvirt_nl_mig_reasons[why->reason];
-	if (!why->msg[0]) {
-		/* what NL_SET_ERR_MSG() does, for a string chosen at run time */
-		if (extack)
-			extack->_msg = fixed;
-		return;
-	}
-	/* extack messages hold 79 characters */
-	gpuvirt_nl_err_fmt(extack, fixed, "%.79s", why->msg);
+	gpuvirt_nl_err_str(extack, fixed, why->msg[0] ? why->msg : fixed);
 }
 
 /* The GPU a MIG request names; the MIG mutex keeps it registered. */
