@@ -2,7 +2,8 @@
 /*
  * vGPU command execution and time-slice scheduling.
  *
- * Each GPU has one engine thread. The scheduling policy (sched_policy.c)
+ * Each GPU has one engine thread, and in MIG mode each GPU instance has
+ * its own, for its own engines (gi.c). The scheduling policy (sched_policy.c)
  * decides which vGPU owns the engines and for how long; during that turn
  * the thread decodes the packets of that vGPU's ring, checks every address
  * against its slice, and hands them to the backend as commands, one chunk
@@ -36,6 +37,14 @@
 
 /* Longest piece of a command that runs without a preemption point. */
 #define GPUVIRT_ENGINE_CHUNK_NS		(100 * NSEC_PER_USEC)
+/*
+ * The chunk and the pacing window on a GPU instance: it runs one vGPU, so
+ * nothing waits for its engines between chunks, and fewer, longer chunks
+ * and sleeps spend less host CPU per unit of modelled work, CPU that the
+ * other GIs' engine threads share (the simulated engines are all host
+ * threads).
+ */
+#define GPUVIRT_ENGINE_CHUNK_GI_NS	(5 * NSEC_PER_MSEC)
 /* The thread sleeps off modelled time once it is this far ahead. */
 #define GPUVIRT_ENGINE_PACE_NS		NSEC_PER_MSEC
 /* Engine time without progress after which a command has hung. */
@@ -338,27 +347,41 @@ struct gpuvirt_turn {
  * emulation is slow), a turn bounded by modelled work alone would last,
  * and be charged, several slices, and a capped vGPU would get more than
  * its cap before the policy could stop it.
+ *
+ * *@lag_ns is how far the engine clock was behind the wall clock when the
+ * same vGPU's previous turn ended, the turn before this one: this turn
+ * paces from that point, so a vGPU that keeps the engines (alone on them,
+ * as on a GPU instance) gets back time the host took from it, up to a
+ * slice. On return it holds this turn's lag.
  */
 static void gpuvirt_engine_turn(struct gpuvirt_vgpu *vgpu, u64 start,
-				u64 slice_ns, struct gpuvirt_turn *t)
+				u64 slice_ns, u64 *lag_ns,
+				struct gpuvirt_turn *t)
 {
+	u64 chunk_ns = vgpu->mp->gi ? GPUVIRT_ENGINE_CHUNK_GI_NS :
+				      GPUVIRT_ENGINE_CHUNK_NS;
+	u64 pace_ns = vgpu->mp->gi ? GPUVIRT_ENGINE_CHUNK_GI_NS :
+				     GPUVIRT_ENGINE_PACE_NS;
+	u64 base = start - min(*lag_ns, start), now;
 	bool more = true;
 
 	while (t->work_ns < slice_ns && ktime_get_ns() - start < slice_ns &&
 	       !kthread_should_stop()) {
 		mutex_lock(&vgpu->lock);
 		more = gpuvirt_engine_step(vgpu,
-					   min(slice_ns - t->work_ns,
-					       GPUVIRT_ENGINE_CHUNK_NS),
+					   min(slice_ns - t->work_ns, chunk_ns),
 					   &t->work_ns, &t->packets);
 		mutex_unlock(&vgpu->lock);
 		if (!more)
 			break;
-		gpuvirt_engine_pace(start + t->work_ns, GPUVIRT_ENGINE_PACE_NS);
+		gpuvirt_engine_pace(base + t->work_ns, pace_ns);
 		cond_resched();
 	}
-	gpuvirt_engine_pace(start + t->work_ns, 0);
+	gpuvirt_engine_pace(base + t->work_ns, 0);
 	t->preempted = more;
+	now = ktime_get_ns();
+	*lag_ns = more && now > base + t->work_ns ?
+		  min(now - base - t->work_ns, slice_ns) : 0;
 }
 
 static unsigned int gpuvirt_wait_bucket(u64 wait_ns)
@@ -673,8 +696,8 @@ static void gpuvirt_sched_idle(struct gpuvirt_sched *s, u64 idle_ns)
 static int gpuvirt_engine_thread(void *data)
 {
 	struct gpuvirt_sched *s = data;
-	struct gpuvirt_vgpu *vgpu;
-	u64 slice_ns, idle_ns;
+	struct gpuvirt_vgpu *vgpu, *prev = NULL;
+	u64 slice_ns, idle_ns, lag_ns = 0;
 
 	while (!kthread_should_stop()) {
 		struct gpuvirt_turn t = {};
@@ -684,10 +707,16 @@ static int gpuvirt_engine_thread(void *data)
 		vgpu = gpuvirt_sched_pick(s, &slice_ns, &idle_ns);
 		WRITE_ONCE(s->decide_ns, s->decide_ns + local_clock() - t0);
 		if (!vgpu) {
+			prev = NULL;
 			gpuvirt_sched_idle(s, idle_ns);
 			continue;
 		}
-		gpuvirt_engine_turn(vgpu, READ_ONCE(s->mark_ns), slice_ns, &t);
+		/* only compared: the lag carries over to the same vGPU only */
+		if (vgpu != prev)
+			lag_ns = 0;
+		prev = vgpu;
+		gpuvirt_engine_turn(vgpu, READ_ONCE(s->mark_ns), slice_ns,
+				    &lag_ns, &t);
 		t0 = local_clock();
 		gpuvirt_sched_put(s, vgpu, &t);
 		WRITE_ONCE(s->decide_ns, s->decide_ns + local_clock() - t0);
@@ -705,7 +734,7 @@ int gpuvirt_sched_start(struct gpuvirt_mdev_parent *mp)
 	s->mark_ns = ktime_get_ns();
 	gpuvirt_sp_init(&s->sp, s->mark_ns);
 	s->thread = kthread_run(gpuvirt_engine_thread, s, "gpuvirt/%s",
-				mp->gpu->name);
+				dev_name(mp->dev));
 	return PTR_ERR_OR_ZERO(s->thread);
 }
 

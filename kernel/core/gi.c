@@ -278,8 +278,13 @@ int gpuvirt_gi_create(struct gpuvirt_gpu *gpu, unsigned int profile,
 	mp->nr_types = 1;
 	gpuvirt_profile_fill_mig(&mp->profiles[0], p->vgpu_name, p->mem_size);
 	gi->mp = mp;
-	/* As NVIDIA's GIs before Blackwell: a fixed share per vGPU. */
-	err = gpuvirt_sched_set_policy(mp, GPUVIRT_SCHED_POLICY_FIXED_SHARE);
+	/*
+	 * As NVIDIA's GIs before Blackwell: a fixed share per vGPU. With one
+	 * vGPU per GI the slice only marks where the engine thread stops to
+	 * account, so it is the longest, for the least overhead.
+	 */
+	err = gpuvirt_sched_set_policy(mp, GPUVIRT_SCHED_POLICY_FIXED_SHARE) ?:
+	      gpuvirt_sched_set_slice(mp, GPUVIRT_SP_SLICE_MAX_NS);
 	if (err)
 		goto err_destroy_mp;
 	err = gpuvirt_mdev_parent_publish(mp);
