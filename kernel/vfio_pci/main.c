@@ -125,10 +125,15 @@ to_gpuvirt_vfio_pci_device(struct vfio_device *core_vdev)
  * want. The driver pointer is a snapshot: the VFIO core enforces the same
  * rule when the group is attached; this check reports it by name at open.
  */
+struct gpuvirt_vfio_pci_culprit {
+	struct device *dev;
+	const char *driver;
+};
+
 static int gpuvirt_vfio_pci_viable_one(struct device *dev, void *data)
 {
 	struct device_driver *drv = READ_ONCE(dev->driver);
-	struct device **bad = data;
+	struct gpuvirt_vfio_pci_culprit *bad = data;
 	struct pci_dev *pdev;
 
 	if (!drv)
@@ -138,14 +143,15 @@ static int gpuvirt_vfio_pci_viable_one(struct device *dev, void *data)
 		if (pci_is_bridge(pdev) || to_pci_driver(drv)->driver_managed_dma)
 			return 0;
 	}
-	*bad = dev;
+	bad->dev = dev;
+	bad->driver = drv->name;
 	return -EBUSY;
 }
 
 static int gpuvirt_vfio_pci_check_group(struct gpuvirt_vfio_pci_device *gvdev)
 {
 	struct pci_dev *pdev = gvdev->core_device.pdev;
-	struct device *bad = NULL;
+	struct gpuvirt_vfio_pci_culprit bad = { };
 	struct iommu_group *group;
 	int ret;
 
@@ -156,11 +162,10 @@ static int gpuvirt_vfio_pci_check_group(struct gpuvirt_vfio_pci_device *gvdev)
 	}
 	ret = iommu_group_for_each_dev(group, &bad,
 				       gpuvirt_vfio_pci_viable_one);
-	iommu_group_put(group);
-	if (ret && bad)
+	if (ret && bad.dev)
 		pci_warn(pdev, "refusing open: %s in IOMMU group %d is bound to host driver %s\n",
-			 dev_name(bad), gvdev->iommu_group_id,
-			 READ_ONCE(bad->driver) ? READ_ONCE(bad->driver)->name : "?");
+			 dev_name(bad.dev), gvdev->iommu_group_id, bad.driver);
+	iommu_group_put(group);
 	return ret;
 }
 

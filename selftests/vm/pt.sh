@@ -1,0 +1,377 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Passthrough end to end in the test VM: "gpuvirtctl pt check" agrees with
+# /sys/kernel/iommu_groups; the display + audio pair (00:05.0, 00:05.1)
+# moves as one group and a request to split it is refused; the chipset
+# group (00:1f.x, host drivers) is refused; a failure injected at every step
+# of an assignment leaves every original driver bound; the lone display
+# behind a root port (01:00.0) is assigned, opened by a real VFIO user
+# (QEMU) through gpuvirt_vfio_pci, whose open and close hooks show in its
+# debugfs counters, is quarantined through the fault knob and cleared by the
+# admin; release gives every device back; bad input gets clear errors.
+#
+# Runs as root in the test VM (selftests/vm-run.sh), whose fixed PCI
+# topology it relies on (see the header of selftests/vm-run.sh). KTAP.
+set -u
+
+cd "${GPUVIRT_SRC:-.}" || exit 1
+. selftests/lib/ktap.sh
+
+KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}/kernel/vfio_pci/gpuvirt_vfio_pci.ko
+CTL=${GPUVIRT_BIN:-build/user}/gpuvirtctl
+DRV=gpuvirt_vfio_pci
+PCI=/sys/bus/pci/devices
+DBG=/sys/kernel/debug/$DRV
+GPU=0000:00:05.0	# bochs-display, with ...
+AUD=0000:00:05.1	# ... ich9-intel-hda in the same group
+LONE=0000:01:00.0	# bochs-display alone behind root port 00:06.0
+LPC=0000:00:1f.0
+SATA=0000:00:1f.2
+SMB=0000:00:1f.3
+MARK="gpuvirt pt.sh: start $$"
+T=$(mktemp -d)
+export GPUVIRT_PT_STATE_DIR=$T/state GPUVIRT_PT_UDEV_DIR=$T/udev
+unset GPUVIRT_PT_FAIL_AT
+
+skip_all() {
+	echo "TAP version 13"
+	echo "1..0 # SKIP $*"
+	rm -rf "$T"
+	exit 4
+}
+
+[ "$(id -u)" = 0 ] || skip_all "needs root"
+[ -x "$CTL" ] || skip_all "no $CTL (make user)"
+[ -e "$KO" ] || skip_all "no module $KO (make modules)"
+[ -n "$(ls /sys/kernel/iommu_groups 2>/dev/null)" ] ||
+	skip_all "no IOMMU groups (the guest boots with intel_iommu=on)"
+for d in $GPU $AUD $LONE $LPC $SATA $SMB; do
+	[ -e "$PCI/$d" ] || skip_all "no $d: not the vm-run.sh topology"
+done
+QEMU=$(command -v qemu-system-x86_64) || skip_all "no qemu-system-x86_64"
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug ||
+	skip_all "no debugfs"
+[ -d /sys/bus/pci/drivers/$DRV ] && skip_all "$DRV is already loaded"
+
+drv_of() {
+	local l
+	l=$(readlink "$PCI/$1/driver" 2>/dev/null) || { echo none; return; }
+	echo "${l##*/}"
+}
+override_of() {
+	cat "$PCI/$1/driver_override"
+}
+
+# The host drivers; bochs binds both displays and hda the audio. Devices
+# that had none before get none back at the end, for the tests after us.
+declare -A PRE
+for d in $GPU $AUD $LONE; do
+	PRE[$d]=$(drv_of $d)
+done
+modprobe -a bochs snd-hda-intel ahci lpc_ich i2c-i801 vfio_pci_core \
+	vfio_iommu_type1 2>/dev/null
+declare -A ORIG
+for d in $GPU $AUD $LONE $LPC $SATA $SMB; do
+	ORIG[$d]=$(drv_of $d)
+done
+[ "${ORIG[$GPU]}" = bochs-drm ] && [ "${ORIG[$AUD]}" = snd_hda_intel ] &&
+	[ "${ORIG[$LONE]}" = bochs-drm ] && [ "${ORIG[$SATA]}" = ahci ] ||
+	skip_all "host drivers missing: $GPU ${ORIG[$GPU]}, $AUD ${ORIG[$AUD]}, $LONE ${ORIG[$LONE]}, $SATA ${ORIG[$SATA]}"
+
+cleanup() {
+	local d
+	for d in $GPU $AUD $LONE; do
+		case $(drv_of $d) in
+		$DRV|vfio-pci) echo $d >"$PCI/$d/driver/unbind" ;;
+		esac
+		echo >"$PCI/$d/driver_override"
+		[ -e "$PCI/$d/driver" ] || echo $d >/sys/bus/pci/drivers_probe
+	done 2>/dev/null
+	rmmod $DRV vfio-pci 2>/dev/null
+	for d in $GPU $AUD $LONE; do
+		[ "${PRE[$d]}" = none ] && [ -e "$PCI/$d/driver" ] &&
+			echo $d >"$PCI/$d/driver/unbind"
+	done 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+# run ARGS...: gpuvirtctl; stdout in $T/out, stderr in $T/err, status $rc.
+run() {
+	"$CTL" "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	echo "# gpuvirtctl $*: exit $rc"
+	sed 's/^/#   /' "$T/err"
+}
+# has FILE TEXT: FILE contains the fixed string TEXT.
+has() {
+	grep -qF -- "$2" "$1" || {
+		echo "# $1 lacks: $2"
+		return 1
+	}
+}
+# drivers_are D1 DRV1 D2 DRV2 ...: each device bound to that driver, with
+# no driver_override left behind.
+drivers_are() {
+	local ok=0
+	while [ $# -gt 1 ]; do
+		if [ "$(drv_of "$1")" != "$2" ]; then
+			echo "# $1 is bound to $(drv_of "$1"), not $2"
+			ok=1
+		fi
+		if [ "$2" != $DRV ] && [ "$2" != vfio-pci ] &&
+		   [ "$(override_of "$1")" != "(null)" ]; then
+			echo "# $1 keeps driver_override $(override_of "$1")"
+			ok=1
+		fi
+		shift 2
+	done
+	return $ok
+}
+originals() {
+	drivers_are $GPU "${ORIG[$GPU]}" $AUD "${ORIG[$AUD]}" \
+		$LONE "${ORIG[$LONE]}" $LPC "${ORIG[$LPC]}" \
+		$SATA "${ORIG[$SATA]}" $SMB "${ORIG[$SMB]}"
+}
+no_state() {
+	[ -z "$(ls "$GPUVIRT_PT_STATE_DIR" 2>/dev/null)" ] || {
+		echo "# state left: $(ls "$GPUVIRT_PT_STATE_DIR")"
+		return 1
+	}
+}
+dbg_is() {
+	local v
+	v=$(cat "$DBG/$LONE/$1" 2>/dev/null)
+	[ "$v" = "$2" ] || {
+		echo "# debugfs $1 is \"$v\", not \"$2\""
+		return 1
+	}
+}
+# qemu_open: a paused QEMU opens $LONE through VFIO, lists it, and quits.
+qemu_open() {
+	printf 'info pci\nquit\n' |
+		timeout 60 "$QEMU" -accel tcg -machine q35 -m 64 -nodefaults \
+			-display none -S -monitor stdio \
+			-device "vfio-pci,host=$LONE,id=gvpt" >"$T/qemu" 2>&1
+	qrc=$?
+	tr -d '\r' <"$T/qemu" | grep -q "PCI device 1234:1111" || {
+		[ $qrc = 0 ] && qrc=1
+	}
+}
+kmsg_since_mark() {
+	dmesg | sed -n "/$MARK/,\$p"
+}
+
+echo "$MARK" >/dev/kmsg
+ktap_plan 39
+
+# --- check -------------------------------------------------------------------
+
+# 1: every PCI device's report agrees with /sys/kernel/iommu_groups.
+for d in "$PCI"/*; do
+	"$CTL" -j pt check "${d##*/}" >"$T/check-${d##*/}.json" 2>>"$T/err-all"
+done
+python3 - "$T" <<'PY'
+import glob, json, os, sys
+t = sys.argv[1]
+groups = {}
+for g in glob.glob("/sys/kernel/iommu_groups/*"):
+    for m in os.listdir(g + "/devices"):
+        groups[m] = (int(os.path.basename(g)), sorted(os.listdir(g + "/devices")))
+devs = sorted(os.listdir("/sys/bus/pci/devices"))
+assert len(devs) >= 10, devs
+for d in devs:
+    doc = json.load(open(f"{t}/check-{d}.json"))["pt"]
+    assert doc["bdf"] == d, doc
+    assert doc["iommu"]["enabled"] is True, doc
+    want_group, want_members = groups[d]
+    assert doc["group"] == want_group, (d, doc["group"], want_group)
+    assert [m["bdf"] for m in doc["members"]] == want_members, (d, doc["members"])
+    for m in doc["members"]:
+        drv = os.path.realpath(f"/sys/bus/pci/devices/{m['bdf']}/driver")
+        drv = os.path.basename(drv) if os.path.exists(f"/sys/bus/pci/devices/{m['bdf']}/driver") else "none"
+        assert m["driver"] == drv, (m, drv)
+        cls = open(f"/sys/bus/pci/devices/{m['bdf']}/class").read().strip()
+        assert int(m["class"], 16) == int(cls, 16), (m, cls)
+print(f"# {len(devs)} devices agree with /sys/kernel/iommu_groups")
+PY
+ktap_result $? "pt check -j of every device matches /sys/kernel/iommu_groups"
+
+# 2-3: the text report of the pair, and its verdict.
+run pt check $GPU
+has "$T/out" "member $GPU class 0x038000 id 1234:1111 driver bochs-drm role target" &&
+	has "$T/out" "member $AUD class 0x040300 id 8086:293e driver snd_hda_intel role slot" &&
+	has "$T/out" "iommu on units dmar0 interrupt-remapping on" &&
+	has "$T/out" "reset-methods none"
+ktap_result $? "pt check $GPU lists the group with its audio function"
+has "$T/out" "assignable no" &&
+	has "$T/out" "force - the host console (fbcon) draws on $GPU through fb0"
+ktap_result $? "pt check $GPU: not assignable without force, the console draws on it"
+
+# 4: the lone device: alone in its group, bus reset, ACS read as root.
+run -j pt check $LONE
+python3 - "$T/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["pt"]
+assert [m["bdf"] for m in d["members"]] == ["0000:01:00.0"], d
+assert d["reset_methods"] == ["bus"], d
+assert d["upstream"] == [{"bdf": "0000:00:06.0", "acs": d["upstream"][0]["acs"]}], d
+assert d["upstream"][0]["acs"] in ("on", "off", "none"), d
+assert d["console"] is False and d["assignable"] is True, d
+assert d["iommu"]["interrupt_remapping"] == "on", d
+PY
+ktap_result $? "pt check $LONE: alone, bus reset, upstream port 00:06.0, assignable"
+
+# --- bad input -------------------------------------------------------------
+
+run pt check sim0
+[ $rc = 2 ] && has "$T/err" '"sim0" is not a PCI address'
+ktap_result $? "pt check sim0: usage error, not a PCI address"
+run pt check 0000:00:20.0
+[ $rc = 2 ] && has "$T/err" "the device must be 2 hex digits from 00 to 1f"
+ktap_result $? "pt check 0000:00:20.0: usage error naming the device field"
+run pt assign 0000:00:05.9
+[ $rc = 2 ] && has "$T/err" "the function must be one digit from 0 to 7"
+ktap_result $? "pt assign 0000:00:05.9: usage error naming the function field"
+run pt check 0000:09:00.0
+[ $rc = 1 ] && has "$T/err" "no PCI device 0000:09:00.0"
+ktap_result $? "pt check of a nonexistent device: exit 1, no PCI device"
+run pt release 0000:09:00.0
+[ $rc = 1 ] && has "$T/err" "no PCI device 0000:09:00.0"
+ktap_result $? "pt release of a nonexistent device: exit 1, no PCI device"
+run pt release 0000:00:07.0
+[ $rc = 1 ] && has "$T/err" "0000:00:07.0 was not assigned by gpuvirtctl"
+ktap_result $? "pt release of a device never assigned: exit 1, says so"
+run pt assign $LONE driver nouveau
+[ $rc = 2 ] && has "$T/err" '"driver" expects one of gpuvirt_vfio_pci, vfio-pci, got "nouveau"'
+ktap_result $? "pt assign driver nouveau: usage error naming the driver"
+
+# 12: the VFIO driver must be loaded first.
+run pt assign $LONE
+[ $rc = 1 ] && has "$T/err" "driver $DRV is not loaded" && originals && no_state
+ktap_result $? "pt assign without $DRV loaded: refused, nothing changed"
+
+insmod "$KO"
+ktap_result $? "insmod $DRV"
+
+# --- refusals ----------------------------------------------------------------
+
+# 14: the chipset group holds devices the host uses.
+run pt assign $SATA
+[ $rc = 1 ] && has "$T/err" "refusing $SATA" &&
+	has "$T/err" "$LPC is a chipset ISA/LPC bridge (class 0x060100, lpc_ich)" &&
+	originals && no_state
+ktap_result $? "pt assign $SATA: refused, the group holds the host's LPC bridge"
+
+# 15: splitting the pair is refused, even with force.
+run pt assign $GPU only force
+[ $rc = 1 ] && has "$T/err" "$AUD is in the same IOMMU group" &&
+	has "$T/err" "would stay bound to snd_hda_intel" && originals && no_state
+ktap_result $? "pt assign $GPU only: refused, the audio function would stay behind"
+
+# 16: the console's device needs force.
+run pt assign $GPU
+[ $rc = 1 ] && has "$T/err" "force: the host console (fbcon) draws on $GPU" &&
+	originals && no_state
+ktap_result $? "pt assign $GPU without force: refused, the console draws on it"
+
+# 17-23: a failure at each step (6 sysfs writes for two devices, and the
+# udev rule) leaves every original driver bound and no state.
+for n in 1 2 3 4 5 6 7; do
+	GPUVIRT_PT_FAIL_AT=$n run pt assign $GPU force persistent
+	[ $rc = 1 ] && has "$T/err" "failure injected by GPUVIRT_PT_FAIL_AT" &&
+		originals && no_state && [ -z "$(ls "$GPUVIRT_PT_UDEV_DIR" 2>/dev/null)" ]
+	ktap_result $? "failure injected at step $n of assigning the pair: every driver back, no state, no rule"
+done
+
+# --- the pair ------------------------------------------------------------------
+
+run -j pt assign $GPU force
+python3 - "$T/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["device"] == "0000:00:05.0" and d["driver"] == "gpuvirt_vfio_pci", d
+assert [(m["bdf"], m["from"], m["to"]) for m in d["members"]] == [
+    ("0000:00:05.0", "bochs-drm", "gpuvirt_vfio_pci"),
+    ("0000:00:05.1", "snd_hda_intel", "gpuvirt_vfio_pci")], d
+PY
+[ $? = 0 ] && [ $rc = 0 ] && drivers_are $GPU $DRV $AUD $DRV && [ -c /dev/vfio/1 ]
+ktap_result $? "pt assign $GPU force: the pair moves together to $DRV"
+
+grep -qx "member $GPU bochs-drm -" "$GPUVIRT_PT_STATE_DIR/$GPU.state" &&
+	grep -qx "member $AUD snd_hda_intel -" "$GPUVIRT_PT_STATE_DIR/$GPU.state"
+ktap_result $? "the state file remembers both original drivers"
+
+run pt assign $GPU force
+[ $rc = 0 ] && has "$T/err" "already assigned" && drivers_are $GPU $DRV $AUD $DRV
+ktap_result $? "pt assign again: already assigned, exit 0"
+
+run -j pt check $AUD
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["pt"]; sys.exit(not (d["host_driver"] is False and all(m["driver"] == "gpuvirt_vfio_pci" for m in d["members"])))' "$T/out"
+ktap_result $? "pt check after assign: the group is on $DRV, no host driver"
+
+# 28: release through the other member of the group.
+run pt release $AUD
+[ $rc = 0 ] && originals && no_state
+ktap_result $? "pt release $AUD: both functions back to bochs-drm and snd_hda_intel"
+
+# --- the lone device, with QEMU --------------------------------------------------
+
+run pt assign $LONE persistent
+rule=$GPUVIRT_PT_UDEV_DIR/61-gpuvirt-pt-$LONE.rules
+group=$(basename "$(readlink $PCI/$LONE/iommu_group)")
+[ $rc = 0 ] && drivers_are $LONE $DRV && [ -c "/dev/vfio/$group" ] &&
+	grep -qx "ACTION==\"add\", SUBSYSTEM==\"pci\", KERNEL==\"$LONE\", ATTR{driver_override}=\"$DRV\", RUN{builtin}+=\"kmod load $DRV\"" "$rule"
+ktap_result $? "pt assign $LONE persistent: bound to $DRV, udev rule written"
+
+dbg_is open_count 0 && dbg_is close_count 0 && dbg_is opener none &&
+	dbg_is quarantine 0
+ktap_result $? "debugfs: no open yet, not quarantined"
+
+qemu_open
+[ $qrc = 0 ] || sed 's/^/# qemu: /' "$T/qemu"
+[ $qrc = 0 ] && dbg_is open_count 1 && dbg_is close_count 1 &&
+	dbg_is reset_count 1 && dbg_is failure_count 0 &&
+	grep -q "^pid [0-9]* comm qemu-system-x86 closed$" "$DBG/$LONE/opener"
+ktap_result $? "QEMU opens $LONE: open and close hooks counted, reset after close, opener recorded"
+
+echo 1 >"$DBG/$LONE/fail_check"
+qemu_open
+[ $qrc = 0 ] && dbg_is quarantine 1 && dbg_is failure_count 1 &&
+	grep -q "injected" "$DBG/$LONE/quarantine_reason" &&
+	kmsg_since_mark | grep -q "$LONE: quarantined: post-close check failed"
+ktap_result $? "a failed post-close check (fault knob) quarantines the device"
+
+qemu_open
+[ $qrc != 0 ] && dbg_is refused_count 1 && dbg_is open_count 2 &&
+	kmsg_since_mark | grep -q "$LONE: refusing open: quarantined"
+ktap_result $? "a quarantined device refuses the next open"
+
+echo 0 >"$DBG/$LONE/quarantine" && qemu_open
+[ $qrc = 0 ] && dbg_is quarantine 0 && dbg_is open_count 3 &&
+	dbg_is close_count 3
+ktap_result $? "after the admin clears the quarantine, QEMU opens it again"
+
+run pt release $LONE
+[ $rc = 0 ] && originals && no_state && [ ! -e "$rule" ] && [ ! -e "$DBG/$LONE" ]
+ktap_result $? "pt release $LONE: bochs-drm back, state and udev rule gone"
+
+# 35-36: plain vfio-pci on request.
+modprobe vfio-pci
+run pt assign $LONE driver vfio-pci
+[ $rc = 0 ] && drivers_are $LONE vfio-pci
+ktap_result $? "pt assign $LONE driver vfio-pci"
+run pt release $LONE
+[ $rc = 0 ] && originals && no_state
+ktap_result $? "pt release $LONE from vfio-pci: bochs-drm back"
+
+rmmod $DRV
+ktap_result $? "rmmod $DRV"
+
+bad=$(kmsg_since_mark | grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection')
+[ -z "$bad" ] || ktap_diag "$bad"
+[ -z "$bad" ]
+ktap_result $? "no kernel warning, BUG or Oops"
+
+ktap_finish
