@@ -12,6 +12,10 @@
  *	+ simulated GPUs that are missing		new_device
  *	then per GPU of the file:
  *	- vGPUs it does not list (--prune only)	mdev remove
+ *	~ MIG mode on					gpu-set
+ *	- GIs in the way of the "mig" section		gi-del
+ *	+ GIs of the "mig" section			gi-new
+ *	  (or: - every GI, ~ MIG mode off)
  *	~ vgpu-mode					sysfs vgpu_mode
  *	~ the scheduler					sched-set
  *	~ weight, min-pct, max-pct of vGPUs, those	vgpu-set
@@ -22,7 +26,8 @@
  * What the plan cannot do is a conflict, refused before anything changes:
  * a GPU that does not exist, a vGPU of another type or on another GPU than
  * the file says, a type the GPU does not offer, a mode change with vGPUs
- * left. "apply" prints the plan and runs it step by step; when a step
+ * left, a MIG layout that the planner (mig.h) cannot reach without moving
+ * a GI that has a vGPU. "apply" prints the plan and runs it step by step; when a step
  * fails, the steps done are undone in reverse order, so that nothing is
  * left half-applied. "assert" prints the plan as the list of differences.
  */
@@ -39,6 +44,7 @@
 
 #include "config.h"
 #include "gpuvirtctl.h"
+#include "mig.h"
 #include "nl.h"
 #include "print.h"
 #include "sysfs.h"
@@ -89,6 +95,7 @@ static const uint8_t sched_policy[GPUVIRT_A_SCHED_MAX + 1] = {
 	[GPUVIRT_A_SCHED_GPU_ID]	= MNL_TYPE_U32,
 	[GPUVIRT_A_SCHED_POLICY]	= MNL_TYPE_U32,
 	[GPUVIRT_A_SCHED_TIMESLICE_US]	= MNL_TYPE_U32,
+	[GPUVIRT_A_SCHED_GI_ID]		= MNL_TYPE_U32,
 };
 
 static const uint8_t vgpu_policy[GPUVIRT_A_VGPU_MAX + 1] = {
@@ -98,6 +105,7 @@ static const uint8_t vgpu_policy[GPUVIRT_A_VGPU_MAX + 1] = {
 	[GPUVIRT_A_VGPU_WEIGHT]		= MNL_TYPE_U32,
 	[GPUVIRT_A_VGPU_MIN_PCT]	= MNL_TYPE_U32,
 	[GPUVIRT_A_VGPU_MAX_PCT]	= MNL_TYPE_U32,
+	[GPUVIRT_A_VGPU_GI_ID]		= MNL_TYPE_U32,
 };
 
 /* The state ----------------------------------------------------------------- */
@@ -118,6 +126,8 @@ struct cur_vgpu {
 	uint32_t gpu;
 	char type[NAME_LEN];
 	uint32_t weight, min_pct, max_pct;
+	bool has_gi;
+	uint32_t gi;
 };
 
 struct state {
@@ -194,6 +204,9 @@ static int state_sched_cb(const struct nlmsghdr *nlh, void *data)
 		err_print("malformed scheduler message from the kernel");
 		return -EINVAL;
 	}
+	/* The schedulers of GIs are not the GPU's (a file sets the GPU's). */
+	if (tb[GPUVIRT_A_SCHED_GI_ID])
+		return 0;
 	g = state_gpu(st, mnl_attr_get_u32(tb[GPUVIRT_A_SCHED_GPU_ID]));
 	if (!g)
 		return 0;	/* registered between the two dumps */
@@ -227,6 +240,9 @@ static int state_vgpu_cb(const struct nlmsghdr *nlh, void *data)
 	v->weight = mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_WEIGHT]);
 	v->min_pct = mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_MIN_PCT]);
 	v->max_pct = mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_MAX_PCT]);
+	v->has_gi = tb[GPUVIRT_A_VGPU_GI_ID];
+	if (v->has_gi)
+		v->gi = mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_GI_ID]);
 	return 0;
 }
 
@@ -280,6 +296,9 @@ static int mode_path(const char *name, char *path, size_t len)
 enum step_kind {
 	STEP_SIM_ADD,
 	STEP_VGPU_DEL,
+	STEP_MIG_MODE,
+	STEP_GI_DEL,
+	STEP_GI_ADD,
 	STEP_MODE,
 	STEP_SCHED,
 	STEP_VGPU_SET,
@@ -299,6 +318,7 @@ struct vals {
 	uint32_t policy, timeslice_us;
 	uint32_t weight, min_pct, max_pct;
 	uint32_t mode;		/* enum config_vgpu_mode */
+	bool mig;		/* MIG mode */
 };
 
 struct step {
@@ -309,6 +329,10 @@ struct step {
 	char type[NAME_LEN];
 	unsigned int mask;			/* SET_* */
 	struct vals want, old;
+	bool on_gi;				/* STEP_VGPU_ADD on GI @gi */
+	uint32_t gi;				/* and the GI steps */
+	char profile[GPUVIRT_MIG_NAME_MAX];	/* GI steps */
+	uint32_t start, slots;
 };
 
 struct plan {
@@ -447,6 +471,251 @@ static size_t plan_prune(struct planner *p, const struct config_gpu *gpu)
 		s->old.max_pct = v->max_pct;
 	}
 	return kept;
+}
+
+/* MIG ----------------------------------------------------------------------- */
+
+/* A GPU's MIG state once its mig steps are done, for its vGPUs. */
+struct mig_after {
+	bool bad;		/* reported: plan no vGPU on its GIs */
+	bool on;		/* in MIG mode */
+	bool changes;		/* the mode changes */
+	struct mig_gpu g;	/* as it is now, with its profiles */
+	struct gpuvirt_mig_layout layout;
+	uint8_t taken;		/* GIs with a vGPU, or one planned */
+};
+
+static struct step *gi_step(struct planner *p, enum step_kind kind,
+			    const struct mig_after *ma, unsigned int gi,
+			    unsigned int profile, unsigned int start)
+{
+	const struct gpuvirt_mig_profile *pr = &ma->g.table.profile[profile];
+	struct step *s = plan_step(p->pl, kind, ma->g.id);
+
+	if (!s)
+		return NULL;
+	s->gi = gi;
+	snprintf(s->profile, sizeof(s->profile), "%s", pr->name);
+	s->start = start;
+	s->slots = pr->slots;
+	return s;
+}
+
+static void mig_mode_step(struct planner *p, const struct mig_after *ma,
+			  bool on)
+{
+	struct step *s = plan_step(p->pl, STEP_MIG_MODE, ma->g.id);
+
+	if (!s)
+		return;
+	s->want.mig = on;
+	s->old.mig = !on;
+}
+
+/* The GPU's MIG state now: from the kernel, or for a GPU yet to be made. */
+static int mig_now(struct planner *p, const struct config_gpu *gpu,
+		   const struct cur_gpu *g, struct mig_after *ma)
+{
+	size_t i;
+
+	memset(ma, 0, sizeof(*ma));
+	if (g) {
+		if (mig_gpu_read(p->ctx, gpu->id, &ma->g)) {
+			conflict(p->pl, p->file, gpu->line,
+				 "cannot read the MIG state of GPU %u", gpu->id);
+			ma->bad = true;
+			return -1;
+		}
+	} else {
+		const struct config_sim *sim = config_find_sim(p->cfg, gpu->id);
+
+		ma->g.id = gpu->id;
+		snprintf(ma->g.model, sizeof(ma->g.model), "%s",
+			 sim ? sim->model : "");
+		ma->g.table_err = mig_table(ma->g.model, sim ? sim->vram : 0,
+					    sim ? sim->engines : 0,
+					    &ma->g.table);
+		gpuvirt_mig_layout_init(&ma->g.layout);
+	}
+	ma->on = ma->g.mig;
+	ma->layout = ma->g.layout;
+	for (i = 0; i < p->st->n_vgpus; i++)
+		if (p->st->vgpus[i].gpu == gpu->id && p->st->vgpus[i].has_gi &&
+		    p->st->vgpus[i].gi < GPUVIRT_MIG_GIS_MAX)
+			ma->taken |= (uint8_t)(1U << p->st->vgpus[i].gi);
+	return 0;
+}
+
+/* "mig: mode: off": every GI goes (none may have a vGPU), then the mode. */
+static void plan_mig_off(struct planner *p, const struct config_gpu *gpu,
+			 struct mig_after *ma)
+{
+	unsigned int i;
+
+	if (!ma->g.mig)
+		return;
+	for (i = 0; i < GPUVIRT_MIG_GIS_MAX; i++) {
+		const struct gpuvirt_mig_gi *gi = &ma->layout.gi[i];
+
+		if (!gi->used)
+			continue;
+		if (ma->g.busy & (1U << i)) {
+			conflict(p->pl, p->file, gpu->mig.line,
+				 "GPU %u: MIG mode off needs the GIs gone, and GI %u has a vGPU",
+				 gpu->id, i);
+			ma->bad = true;
+			continue;
+		}
+		gi_step(p, STEP_GI_DEL, ma, i, gi->profile, gi->start);
+	}
+	mig_mode_step(p, ma, false);
+	ma->on = false;
+	ma->changes = true;
+	gpuvirt_mig_layout_init(&ma->layout);
+}
+
+/*
+ * The "mig" section of @gpu: its instances are the GPU's partition. The
+ * planner keeps every GI with a vGPU where it is; without --prune the GIs
+ * the file does not list stay too (their profiles are counted in).
+ */
+static void plan_mig(struct planner *p, const struct config_gpu *gpu,
+		     const struct cur_gpu *g, size_t kept,
+		     struct mig_after *ma)
+{
+	unsigned int want[GPUVIRT_MIG_PROFILES] = { 0 };
+	unsigned int have[GPUVIRT_MIG_PROFILES] = { 0 };
+	const struct config_mig *mig = &gpu->mig;
+	struct gpuvirt_mig_plan plan;
+	struct gpuvirt_mig_why why;
+	char list[160];
+	unsigned int i;
+
+	if (mig_now(p, gpu, g, ma) || !mig->set)
+		return;
+	if (!mig->on) {
+		plan_mig_off(p, gpu, ma);
+		return;
+	}
+	if (ma->g.table_err) {
+		conflict(p->pl, p->file, mig->line,
+			 "GPU %u (%s) is not MIG capable: %s", gpu->id,
+			 ma->g.model, mig_table_why(&ma->g));
+		ma->bad = true;
+		return;
+	}
+	for (i = 0; i < mig->n_gis; i++) {
+		int prof = gpuvirt_mig_profile_find(&ma->g.table,
+						    mig->gis[i].profile);
+
+		if (prof < 0) {
+			mig_profile_list(&ma->g.table, list, sizeof(list));
+			conflict(p->pl, p->file, mig->gis[i].line,
+				 "GPU %u (%s) has no GI profile %s (expected one of %s)",
+				 gpu->id, ma->g.model, mig->gis[i].profile,
+				 list);
+			ma->bad = true;
+			continue;
+		}
+		want[prof] += mig->gis[i].count;
+	}
+	if (ma->bad)
+		return;
+	if (!ma->g.mig && kept) {
+		conflict(p->pl, p->file, mig->line,
+			 "GPU %u: MIG mode can only be turned on without vGPUs, and it keeps %zu",
+			 gpu->id, kept);
+		ma->bad = true;
+		return;
+	}
+	if (!p->prune) {
+		for (i = 0; i < GPUVIRT_MIG_GIS_MAX; i++)
+			if (ma->layout.gi[i].used)
+				have[ma->layout.gi[i].profile]++;
+		for (i = 0; i < GPUVIRT_MIG_PROFILES; i++)
+			if (have[i] > want[i])
+				want[i] = have[i];
+	}
+	if (gpuvirt_mig_plan(&ma->g.table, &ma->g.layout, ma->g.busy, want,
+			     &plan, &why)) {
+		conflict(p->pl, p->file, mig->line,
+			 "GPU %u: no MIG layout holds these instances: %s",
+			 gpu->id, why.msg);
+		ma->bad = true;
+		return;
+	}
+	if (!ma->g.mig) {
+		mig_mode_step(p, ma, true);
+		ma->changes = true;
+	}
+	for (i = 0; i < plan.nr_destroy; i++) {
+		const struct gpuvirt_mig_gi *gi = &ma->layout.gi[plan.destroy[i]];
+
+		gi_step(p, STEP_GI_DEL, ma, plan.destroy[i], gi->profile,
+			gi->start);
+	}
+	for (i = 0; i < plan.nr_create; i++)
+		gi_step(p, STEP_GI_ADD, ma, plan.create[i].gi,
+			plan.create[i].profile, plan.create[i].start);
+	ma->on = true;
+	ma->layout = plan.layout;
+}
+
+/*
+ * The GI for the new MIG-backed vGPU @v: the one it names, or the lowest
+ * free GI of its type's profile once the mig steps are done. Returns its
+ * id, or -1 having reported a conflict.
+ */
+static int mig_vgpu_gi(struct planner *p, const struct config_gpu *gpu,
+		       const struct config_vgpu *v, struct mig_after *ma)
+{
+	int prof = ma->g.table_err ? -1 :
+		   gpuvirt_mig_vgpu_find(&ma->g.table, v->type);
+	const struct gpuvirt_mig_gi *gi;
+	unsigned int i;
+
+	if (prof < 0) {
+		conflict(p->pl, p->file, v->line,
+			 "GPU %u is in MIG mode and its GIs offer no vGPU type %s",
+			 gpu->id, v->type);
+		return -1;
+	}
+	if (v->has_gi) {
+		gi = &ma->layout.gi[v->gi];
+		if (!gi->used) {
+			conflict(p->pl, p->file, v->line,
+				 "vGPU %s is on GI %u, and GPU %u has no GI %u",
+				 v->uuid, v->gi, gpu->id, v->gi);
+			return -1;
+		}
+		if (gi->profile != prof) {
+			conflict(p->pl, p->file, v->line,
+				 "vGPU %s of type %s needs a GI of profile %s, and GI %u is %s",
+				 v->uuid, v->type, ma->g.table.profile[prof].name,
+				 v->gi, ma->g.table.profile[gi->profile].name);
+			return -1;
+		}
+		if (ma->taken & (1U << v->gi)) {
+			conflict(p->pl, p->file, v->line,
+				 "vGPU %s is on GI %u, which has a vGPU already",
+				 v->uuid, v->gi);
+			return -1;
+		}
+		ma->taken |= (uint8_t)(1U << v->gi);
+		return (int)v->gi;
+	}
+	for (i = 0; i < GPUVIRT_MIG_GIS_MAX; i++) {
+		gi = &ma->layout.gi[i];
+		if (gi->used && gi->profile == prof &&
+		    !(ma->taken & (1U << i))) {
+			ma->taken |= (uint8_t)(1U << i);
+			return (int)i;
+		}
+	}
+	conflict(p->pl, p->file, v->line,
+		 "vGPU %s of type %s needs a GI of profile %s without a vGPU, and GPU %u has none",
+		 v->uuid, v->type, ma->g.table.profile[prof].name, gpu->id);
+	return -1;
 }
 
 /* The GPU's vgpu_mode now; -1 (reported as a conflict) if unreadable. */
@@ -603,11 +872,11 @@ static int type_get(struct ctx *ctx, uint32_t gpu, const char *type)
 
 /* The vGPUs of the file that do not exist, or exist otherwise. */
 static void plan_vgpu_adds(struct planner *p, const struct config_gpu *gpu,
-			   const struct cur_gpu *g)
+			   const struct cur_gpu *g, struct mig_after *ma)
 {
 	struct step *s;
 	size_t i;
-	int err;
+	int err, gi;
 
 	for (i = 0; i < gpu->n_vgpus; i++) {
 		const struct config_vgpu *v = &gpu->vgpus[i];
@@ -625,10 +894,33 @@ static void plan_vgpu_adds(struct planner *p, const struct config_gpu *gpu,
 				 v->uuid, cur->type, v->type, v->uuid);
 			continue;
 		}
+		if (cur && v->has_gi && (!cur->has_gi || cur->gi != v->gi)) {
+			conflict(p->pl, p->file, v->line,
+				 "vGPU %s exists on %s, not on GI %u; remove it first (gpuvirtctl vgpu del uuid %s)",
+				 v->uuid, cur->has_gi ? "another GI" : "no GI",
+				 v->gi, v->uuid);
+			continue;
+		}
 		if (cur)
 			continue;
-		/* A GPU yet to be created cannot be asked. */
-		err = g ? type_get(p->ctx, gpu->id, v->type) : 0;
+		gi = -1;
+		if (ma->on) {
+			if (ma->bad)
+				continue;
+			gi = mig_vgpu_gi(p, gpu, v, ma);
+			if (gi < 0)
+				continue;
+			err = 0;
+		} else if (v->has_gi) {
+			conflict(p->pl, p->file, v->line,
+				 "vGPU %s is on GI %u, but GPU %u is not in MIG mode (add a \"mig\" section)",
+				 v->uuid, v->gi, gpu->id);
+			continue;
+		} else {
+			/* A GPU yet to be created or to change mode cannot be asked. */
+			err = g && !ma->changes ?
+			      type_get(p->ctx, gpu->id, v->type) : 0;
+		}
 		if (err == -ENOENT) {
 			conflict(p->pl, p->file, v->line,
 				 "GPU %u offers no vGPU type %s", gpu->id,
@@ -649,11 +941,14 @@ static void plan_vgpu_adds(struct planner *p, const struct config_gpu *gpu,
 			  (v->has_min ? SET_MIN : 0) |
 			  (v->has_max ? SET_MAX : 0);
 		vgpu_vals(v, &s->want);
+		s->on_gi = gi >= 0;
+		s->gi = gi >= 0 ? (uint32_t)gi : 0;
 	}
 }
 
 static void plan_build(struct planner *p)
 {
+	struct mig_after ma;
 	size_t i, kept;
 
 	plan_sims(p);
@@ -667,10 +962,11 @@ static void plan_build(struct planner *p)
 			continue;
 		}
 		kept = plan_prune(p, gpu);
+		plan_mig(p, gpu, g, kept, &ma);
 		plan_mode(p, gpu, g, kept);
 		plan_sched(p, gpu, g);
 		plan_vgpu_sets(p, gpu);
-		plan_vgpu_adds(p, gpu, g);
+		plan_vgpu_adds(p, gpu, g, &ma);
 	}
 }
 
@@ -797,6 +1093,42 @@ static void step_print(const struct step *s)
 		pr_uint("gpu", "on gpu", s->gpu);
 		pr_close_object();
 		break;
+	case STEP_MIG_MODE:
+		pr_action("~", "change");
+		pr_open_object("gpu");
+		pr_text("gpu");
+		pr_uint("id", "", s->gpu);
+		if (!pr_is_json()) {
+			pr_string("mig", NULL, s->old.mig ? "on" : "off");
+			pr_text("->");
+			pr_string(NULL, "", s->want.mig ? "on" : "off");
+		} else {
+			pr_bool("mig", NULL, s->want.mig);
+		}
+		pr_close_object();
+		break;
+	case STEP_GI_DEL:
+	case STEP_GI_ADD:
+		if (s->kind == STEP_GI_DEL)
+			pr_action("-", "del");
+		else
+			pr_action("+", "add");
+		pr_open_object("gi");
+		pr_text("gi");
+		pr_uint("id", "", s->gi);
+		pr_string("profile", NULL, s->profile);
+		if (pr_is_json()) {
+			pr_uint("start", NULL, s->start);
+			pr_uint("slots", NULL, s->slots);
+		} else {
+			char pl[16];
+
+			snprintf(pl, sizeof(pl), "%u:%u", s->start, s->slots);
+			pr_string(NULL, "placement", pl);
+		}
+		pr_uint("gpu", "on gpu", s->gpu);
+		pr_close_object();
+		break;
 	case STEP_MODE:
 		pr_action("~", "change");
 		pr_open_object("gpu");
@@ -827,6 +1159,8 @@ static void step_print(const struct step *s)
 		pr_vgpu_open(s);
 		pr_string("type", NULL, s->type);
 		pr_uint("gpu", "on gpu", s->gpu);
+		if (s->on_gi)
+			pr_uint("gi", NULL, s->gi);
 		pr_vals(s->mask, &s->want);
 		pr_close_object();
 		break;
@@ -869,6 +1203,18 @@ static void step_name(const struct step *s, char *buf, size_t len)
 		break;
 	case STEP_VGPU_DEL:
 		snprintf(buf, len, "- vgpu %s", s->uuid);
+		break;
+	case STEP_MIG_MODE:
+		snprintf(buf, len, "~ gpu %u mig %s", s->gpu,
+			 s->want.mig ? "on" : "off");
+		break;
+	case STEP_GI_DEL:
+		snprintf(buf, len, "- gi %u profile %s on gpu %u", s->gi,
+			 s->profile, s->gpu);
+		break;
+	case STEP_GI_ADD:
+		snprintf(buf, len, "+ gi %u profile %s on gpu %u", s->gi,
+			 s->profile, s->gpu);
 		break;
 	case STEP_MODE:
 		snprintf(buf, len, "~ gpu %u vgpu-mode", s->gpu);
@@ -1003,6 +1349,12 @@ static int vgpu_create(struct ctx *ctx, const struct step *s,
 
 	if (gpu_name(ctx, s->gpu, name, sizeof(name)))
 		return -1;
+	/* A MIG-backed vGPU's parent is its GI, "<gpu>-gi<id>" (gi.c). */
+	if (s->on_gi) {
+		size_t n = strlen(name);
+
+		snprintf(name + n, sizeof(name) - n, "-gi%u", s->gi);
+	}
 	err = sysfs_mdev_type_dir(name, s->type, dir, sizeof(dir));
 	if (err) {
 		err_print("GPU %u (%s) has no mdev type \"%s\" in sysfs: %s",
@@ -1023,6 +1375,29 @@ static int vgpu_create(struct ctx *ctx, const struct step *s,
 	return 0;
 }
 
+/* Create the GI of step @s, which must get the id the planner gave it. */
+static int gi_add(struct ctx *ctx, const struct step *s)
+{
+	uint32_t id;
+
+	if (mig_gi_new(ctx, s->gpu, s->profile, s->start, &id))
+		return -1;
+	if (id != s->gi) {
+		err_print("GI %s at %u of GPU %u was created as GI %u, not %u",
+			  s->profile, s->start, s->gpu, id, s->gi);
+		mig_gi_del(ctx, s->gpu, id);
+		return -1;
+	}
+	return 0;
+}
+
+static int gi_readd(struct ctx *ctx, const struct step *s)
+{
+	uint32_t id;
+
+	return mig_gi_new(ctx, s->gpu, s->profile, s->start, &id);
+}
+
 static int step_do(struct ctx *ctx, const struct step *s)
 {
 	switch (s->kind) {
@@ -1030,6 +1405,12 @@ static int step_do(struct ctx *ctx, const struct step *s)
 		return sim_new(s->sim);
 	case STEP_VGPU_DEL:
 		return vgpu_remove(s->uuid);
+	case STEP_MIG_MODE:
+		return mig_mode_set(ctx, s->gpu, s->want.mig);
+	case STEP_GI_DEL:
+		return mig_gi_del(ctx, s->gpu, s->gi);
+	case STEP_GI_ADD:
+		return gi_add(ctx, s);
 	case STEP_MODE:
 		return mode_set(ctx, s->gpu, s->want.mode);
 	case STEP_SCHED:
@@ -1050,6 +1431,13 @@ static int step_undo(struct ctx *ctx, const struct step *s)
 	case STEP_VGPU_DEL:
 		/* Back with its UUID, type and every setting it had. */
 		return vgpu_create(ctx, s, SET_PARAMS, &s->old);
+	case STEP_MIG_MODE:
+		return mig_mode_set(ctx, s->gpu, s->old.mig);
+	case STEP_GI_DEL:
+		/* Back where it was; its id is the lowest free one. */
+		return gi_readd(ctx, s);
+	case STEP_GI_ADD:
+		return mig_gi_del(ctx, s->gpu, s->gi);
 	case STEP_MODE:
 		return mode_set(ctx, s->gpu, s->old.mode);
 	case STEP_SCHED:

@@ -64,6 +64,19 @@ static const struct arg_spec *find_spec(const struct arg_spec *specs,
 	return NULL;
 }
 
+/* The positional argument still to be given, if the table has one. */
+static const struct arg_spec *find_positional(const struct arg_spec *specs,
+					      uint64_t mask)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARG_MAX_SPECS && specs[i].keyword; i++)
+		if ((specs[i].flags & ARG_POSITIONAL) &&
+		    (!(mask & ARG_BIT(i)) || (specs[i].flags & ARG_REPEAT)))
+			return &specs[i];
+	return NULL;
+}
+
 /* Convert @val for @spec and store it; on error describe the problem. */
 static int store_value(const struct arg_spec *spec, const char *val,
 		       void *opts, struct strbuf *err)
@@ -113,6 +126,18 @@ static int store_value(const struct arg_spec *spec, const char *val,
 				  val);
 			return -1;
 		}
+		if (spec->flags & ARG_REPEAT) {
+			struct arg_list *list = (struct arg_list *)dst;
+
+			if (list->n >= ARG_LIST_MAX) {
+				sb_printf(err, "\"%s\" takes at most %d values",
+					  spec->meta ? spec->meta : spec->keyword,
+					  ARG_LIST_MAX);
+				return -1;
+			}
+			list->val[list->n++] = val;
+			return 0;
+		}
 		memcpy(dst, &val, sizeof(val));
 		return 0;
 	case ARG_ENUM:
@@ -161,8 +186,12 @@ static int check_combination(const struct arg_spec *specs, uint64_t mask,
 
 	for (spec = specs, i = 0; spec->keyword; spec++, i++) {
 		if ((spec->flags & ARG_REQUIRED) && !(mask & ARG_BIT(i))) {
-			sb_printf(sb, "missing argument \"%s\"",
-				  spec->keyword);
+			if (spec->flags & ARG_POSITIONAL)
+				sb_printf(sb, "missing argument %s",
+					  spec->meta ? spec->meta : "VALUE");
+			else
+				sb_printf(sb, "missing argument \"%s\"",
+					  spec->keyword);
 			return -1;
 		}
 		if (spec->flags & ARG_ONE_OF)
@@ -210,8 +239,13 @@ int args_parse(const struct arg_spec *specs, int argc, char *const *argv,
 
 	for (a = 0; a < argc; a++) {
 		const struct arg_spec *spec = find_spec(specs, argv[a]);
+		bool bare = false;
 		unsigned int i;
 
+		if (!spec) {
+			spec = find_positional(specs, mask);
+			bare = spec != NULL;
+		}
 		if (!spec) {
 			if (!specs->keyword) {
 				sb_printf(&sb, "unexpected argument \"%s\"",
@@ -229,7 +263,7 @@ int args_parse(const struct arg_spec *specs, int argc, char *const *argv,
 			sb_printf(&sb, "too many arguments in table");
 			return -1;
 		}
-		if (mask & ARG_BIT(i)) {
+		if ((mask & ARG_BIT(i)) && !(spec->flags & ARG_REPEAT)) {
 			sb_printf(&sb, "\"%s\" given more than once",
 				  spec->keyword);
 			return -1;
@@ -239,6 +273,11 @@ int args_parse(const struct arg_spec *specs, int argc, char *const *argv,
 		if (spec->type == ARG_FLAG) {
 			memcpy((char *)opts + spec->offset, &flag,
 			       sizeof(flag));
+			continue;
+		}
+		if (bare) {
+			if (store_value(spec, argv[a], opts, &sb))
+				return -1;
 			continue;
 		}
 		if (a + 1 >= argc) {
@@ -259,6 +298,10 @@ int args_parse(const struct arg_spec *specs, int argc, char *const *argv,
 /* "keyword VALUE", as the usage line shows one argument. */
 static void usage_arg(struct strbuf *sb, const struct arg_spec *s)
 {
+	if (s->flags & ARG_POSITIONAL) {
+		sb_printf(sb, "%s", s->meta ? s->meta : "VALUE");
+		return;
+	}
 	sb_printf(sb, "%s", s->keyword);
 	if (s->type == ARG_ENUM) {
 		sb_printf(sb, " { ");

@@ -45,6 +45,21 @@ struct arg_enum {
 #define ARG_ONE_OF	0x2	/* one or more of the table's ARG_ONE_OF
 				 * arguments must be given */
 #define ARG_ZERO	0x4	/* numbers: 0 is valid besides min..max */
+#define ARG_POSITIONAL	0x8	/* the value may also come alone, as the
+				 * first word that is no keyword: "pt check
+				 * BDF" as well as "pt check dev BDF" */
+#define ARG_REPEAT	0x10	/* ARG_STRING: may be given more than once;
+				 * the destination is a struct arg_list. With
+				 * ARG_POSITIONAL every word that is no
+				 * keyword is one more value: "mig plan gpu
+				 * 0 3g.71gb 1g.18gbx2" */
+
+/* The values of an ARG_REPEAT argument, pointers into argv. */
+#define ARG_LIST_MAX	16
+struct arg_list {
+	const char *val[ARG_LIST_MAX];
+	unsigned int n;
+};
 
 struct arg_spec {
 	const char *keyword;

@@ -255,6 +255,7 @@ enum field_kind {
 	F_TYPE,		/* char[CONFIG_NAME_MAX + 1]: A-Z a-z 0-9 - _ . */
 	F_UUID,		/* char[UNITS_UUID_LEN] */
 	F_ENUM,		/* uint32_t, one of enums */
+	F_BOOL,		/* bool: YAML 1.1 true/false, yes/no, on/off */
 	F_LIST,		/* a list, each item handed to sub() */
 	F_MAP,		/* a mapping, handed to sub() */
 };
@@ -431,6 +432,20 @@ static int parse_uuid(struct parser *p, const yaml_node_t *n,
 	return 0;
 }
 
+static int parse_bool(struct parser *p, const yaml_node_t *n,
+		      const struct field *f, void *dst)
+{
+	static const char *const yes[] = { "y", "Y", "yes", "Yes", "YES",
+		"true", "True", "TRUE", "on", "On", "ON", NULL };
+	bool v;
+
+	if (n->type != YAML_SCALAR_NODE || scalar_kind(n) != SK_BOOL)
+		return expect_failed(p, n, f->key, "on or off");
+	v = one_of((const char *)n->data.scalar.value, yes);
+	memcpy(dst, &v, sizeof(v));
+	return 0;
+}
+
 static int parse_list(struct parser *p, const yaml_node_t *n,
 		      const struct field *f, void *obj)
 {
@@ -472,6 +487,8 @@ static int parse_value(struct parser *p, const yaml_node_t *n,
 		return parse_uuid(p, n, f, dst);
 	case F_ENUM:
 		return parse_enum(p, n, f, dst);
+	case F_BOOL:
+		return parse_bool(p, n, f, dst);
 	case F_LIST:
 		return parse_list(p, n, f, obj);
 	case F_MAP:
@@ -612,7 +629,7 @@ static int parse_sim(struct parser *p, const yaml_node_t *n, size_t index,
 
 /* gpus ---------------------------------------------------------------------- */
 
-enum { VGPU_UUID, VGPU_TYPE, VGPU_WEIGHT, VGPU_MIN, VGPU_MAX };
+enum { VGPU_UUID, VGPU_TYPE, VGPU_WEIGHT, VGPU_MIN, VGPU_MAX, VGPU_GI };
 
 static const struct field vgpu_fields[] = {
 	[VGPU_UUID] = { "uuid", F_UUID, offsetof(struct config_vgpu, uuid),
@@ -625,6 +642,8 @@ static const struct field vgpu_fields[] = {
 		       0, 0, 100 },
 	[VGPU_MAX] = { "max-pct", F_U32, offsetof(struct config_vgpu, max_pct),
 		       0, 1, 100 },
+	[VGPU_GI] = { "gi", F_U32, offsetof(struct config_vgpu, gi),
+		      0, 0, CONFIG_MAX_GIS - 1 },
 	{ .key = NULL }
 };
 
@@ -649,6 +668,7 @@ static int parse_vgpu(struct parser *p, const yaml_node_t *n, size_t index,
 	v->has_weight = seen[VGPU_WEIGHT];
 	v->has_min = seen[VGPU_MIN];
 	v->has_max = seen[VGPU_MAX];
+	v->has_gi = seen[VGPU_GI];
 	if (v->has_min && v->has_max && v->min_pct > v->max_pct)
 		return perr(p, seen[VGPU_MIN],
 			    "\"min-pct\" (%u) must not be above \"max-pct\" (%u)",
@@ -693,7 +713,93 @@ static int parse_sched(struct parser *p, const yaml_node_t *n, size_t index,
 	return 0;
 }
 
-enum { GPU_ID, GPU_MODE, GPU_SCHED, GPU_VGPUS };
+/* mig ----------------------------------------------------------------------- */
+
+/*
+ * "PROFILE" or "PROFILExCOUNT": PROFILE of the form <n>g.<n>gb[+me], as
+ * every GI profile is named; COUNT 1 to 7. Which profiles a GPU has is
+ * for apply.c to check against its model.
+ */
+static int parse_gi(struct parser *p, const yaml_node_t *n, size_t index,
+		    void *obj)
+{
+	static const char what[] =
+		"a GI profile, as 1g.18gb, 1g.18gb+me or 1g.18gbx2 (a count of 1 to 7)";
+	struct config_mig *mig = obj;
+	struct config_gi *gi;
+	const char *s, *e, *x;
+	unsigned int total = 0;
+	size_t len, i;
+
+	(void)index;
+	s = string_value(p, n, "instances", what);
+	if (!s)
+		return -1;
+	x = strrchr(s, 'x');
+	len = x ? (size_t)(x - s) : strlen(s);
+	e = span(s, DEC);
+	if (e == s || *e++ != 'g' || *e++ != '.' || span(e, DEC) == e)
+		goto bad;
+	e = span(e, DEC);
+	if (strncmp(e, "gb", 2))
+		goto bad;
+	e += 2;
+	if (!strncmp(e, "+me", 3))
+		e += 3;
+	if ((size_t)(e - s) != len || len > CONFIG_GI_NAME_MAX)
+		goto bad;
+	if (x && (!x[1] || *span(x + 1, DEC)))
+		goto bad;
+	if (x && (x[1] < '1' || x[1] > '7' || x[2]))
+		return perr(p, n, "\"%s\": the count after \"x\" must be from 1 to %d",
+			    s, CONFIG_MAX_GIS);
+	for (i = 0; i < mig->n_gis; i++)
+		total += mig->gis[i].count;
+	total += x ? (unsigned int)(x[1] - '0') : 1;
+	if (total > CONFIG_MAX_GIS)
+		return perr(p, n, "\"instances\" holds more than %d GIs, the most a GPU has",
+			    CONFIG_MAX_GIS);
+	gi = &mig->gis[mig->n_gis++];
+	memcpy(gi->profile, s, len);
+	gi->profile[len] = '\0';
+	gi->count = x ? (uint32_t)(x[1] - '0') : 1;
+	gi->line = node_line(n);
+	gi->column = node_col(n);
+	return 0;
+
+bad:
+	return perr(p, n, "\"instances\" expects %s, got \"%s\"", what, s);
+}
+
+enum { MIG_MODE, MIG_INSTANCES };
+
+static const struct field mig_fields[] = {
+	[MIG_MODE] = { "mode", F_BOOL, offsetof(struct config_mig, on) },
+	[MIG_INSTANCES] = { "instances", F_LIST, .max_items = CONFIG_MAX_GIS,
+			    .sub = parse_gi },
+	{ .key = NULL }
+};
+
+static int parse_mig(struct parser *p, const yaml_node_t *n, size_t index,
+		     void *obj)
+{
+	const yaml_node_t *seen[MAX_FIELDS];
+	struct config_mig *mig = &((struct config_gpu *)obj)->mig;
+
+	(void)index;
+	mig->set = true;
+	mig->line = node_line(n);
+	if (parse_map(p, n, "\"mig\"", mig_fields, mig, seen))
+		return -1;
+	if (!seen[MIG_MODE])
+		mig->on = true;
+	if (!mig->on && mig->n_gis)
+		return perr(p, seen[MIG_INSTANCES],
+			    "\"instances\" needs MIG mode on, and \"mode\" is off");
+	return 0;
+}
+
+enum { GPU_ID, GPU_MODE, GPU_SCHED, GPU_VGPUS, GPU_MIG };
 
 static const struct field gpu_fields[] = {
 	[GPU_ID] = { "id", F_U32, offsetof(struct config_gpu, id),
@@ -704,6 +810,7 @@ static const struct field gpu_fields[] = {
 	[GPU_SCHED] = { "sched", F_MAP, .sub = parse_sched },
 	[GPU_VGPUS] = { "vgpus", F_LIST, .max_items = CONFIG_MAX_VGPUS,
 			.sub = parse_vgpu },
+	[GPU_MIG] = { "mig", F_MAP, .sub = parse_mig },
 	{ .key = NULL }
 };
 
@@ -711,10 +818,21 @@ static const struct field gpu_fields[] = {
 static int check_gpu(struct parser *p, const struct config_gpu *gpu)
 {
 	unsigned int sum = 0;
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < gpu->n_vgpus; i++) {
 		const struct config_vgpu *v = &gpu->vgpus[i];
+
+		if (v->has_gi && gpu->mig.set && !gpu->mig.on)
+			return perr_at(p, v->line, v->column,
+				       "vGPU %s is on GI %u, but GPU %u has MIG mode off",
+				       v->uuid, v->gi, gpu->id);
+		for (j = 0; v->has_gi && j < i; j++)
+			if (gpu->vgpus[j].has_gi && gpu->vgpus[j].gi == v->gi)
+				return perr_at(p, v->line, v->column,
+					       "GI %u of GPU %u holds one vGPU, and %s is there (line %u)",
+					       v->gi, gpu->id, gpu->vgpus[j].uuid,
+					       gpu->vgpus[j].line);
 
 		if (v->has_min)
 			sum += v->min_pct;

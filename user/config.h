@@ -18,6 +18,14 @@
  *	        weight: 100
  *	        min-pct: 0
  *	        max-pct: 100
+ *	  - id: 1
+ *	    mig:
+ *	      mode: on			# off: no GIs, time-sliced mode
+ *	      instances: [3g.71gb, 2g.35gb, 1g.18gbx2]
+ *	    vgpus:
+ *	      - uuid: 5a3c0001-0000-4000-8000-000000000011
+ *	        type: H200-3-71C	# a MIG-backed type: on a GI
+ *	        gi: 0			# optional: the GI, by id
  *
  * Everything but the ids, models, UUIDs and types is optional, and what is
  * left out is left as it is. Values are checked against the ranges the
@@ -41,6 +49,8 @@
 #define CONFIG_MAX_SIMS		256	/* entries of "simulated-gpus" */
 #define CONFIG_MAX_GPUS		256	/* entries of "gpus" */
 #define CONFIG_MAX_VGPUS	256	/* entries of one "vgpus" */
+#define CONFIG_MAX_GIS		7	/* GIs of one GPU in MIG mode */
+#define CONFIG_GI_NAME_MAX	15	/* GI profile names, "1g.18gb+me" */
 
 enum config_vgpu_mode {
 	CONFIG_VGPU_MODE_UNSET,
@@ -65,11 +75,33 @@ struct config_sim {
 struct config_vgpu {
 	char uuid[UNITS_UUID_LEN];
 	char type[CONFIG_NAME_MAX + 1];
-	bool has_weight, has_min, has_max;
+	bool has_weight, has_min, has_max, has_gi;
+	uint32_t gi;		/* 0..6: the GI of a MIG-backed vGPU */
 	uint32_t weight;	/* 1..10000 */
 	uint32_t min_pct;	/* 0..100 */
 	uint32_t max_pct;	/* 1..100 */
 	unsigned int line, column;
+};
+
+/* One entry of "instances": a GI profile, "xCOUNT" folded into @count. */
+struct config_gi {
+	char profile[CONFIG_GI_NAME_MAX + 1];
+	uint32_t count;		/* 1..7 */
+	unsigned int line, column;
+};
+
+/*
+ * The "mig" section of a GPU. The profile names are checked for their
+ * form only here: which exist depends on the GPU's model, which apply.c
+ * knows. The instances are the GPU's whole partition; "apply" destroys
+ * the GIs it does not list only with --prune, and never a GI with a vGPU.
+ */
+struct config_mig {
+	bool set;		/* the GPU has a "mig" section */
+	bool on;		/* "mode", on unless given as off */
+	struct config_gi gis[CONFIG_MAX_GIS];
+	size_t n_gis;
+	unsigned int line;
 };
 
 struct config_gpu {
@@ -80,6 +112,7 @@ struct config_gpu {
 	uint32_t timeslice_us;	/* 0 or 100..100000 */
 	struct config_vgpu *vgpus;
 	size_t n_vgpus;
+	struct config_mig mig;
 	unsigned int line;
 };
 

@@ -30,6 +30,8 @@ static const struct object *const objects[] = {
 	&sched_object,
 	&monitor_object,
 	&stats_object,
+	&pt_object,
+	&mig_object,
 };
 
 #define N_OBJECTS	(sizeof(objects) / sizeof(objects[0]))
@@ -198,7 +200,8 @@ static void usage(FILE *out)
 	for (i = 0; i < N_OBJECTS; i++)
 		fprintf(out, " %s%s", objects[i]->name,
 			i + 1 < N_OBJECTS ? " |" : " }\n");
-	fputs("       OPTIONS := { -j | --json  -p | --pretty  -V | --version  -h | --help }\n"
+	fputs("       OPTIONS := { -j | --json  -p | --pretty  -V | --version  -h | --help\n"
+	      "                    --sysfs-root DIR }\n"
 	      "Run \"gpuvirtctl OBJECT help\" for the commands of an object.\n",
 	      out);
 }
@@ -266,6 +269,7 @@ static const struct option long_options[] = {
 	{ "pretty",	no_argument,	NULL, 'p' },
 	{ "version",	no_argument,	NULL, 'V' },
 	{ "help",	no_argument,	NULL, 'h' },
+	{ "sysfs-root",	required_argument, NULL, 'R' },
 	{ NULL,		0,		NULL, 0 }
 };
 
@@ -278,7 +282,7 @@ int main(int argc, char **argv)
 
 	opterr = 0;
 	/* "+": options only before the object, as in ip and devlink. */
-	while ((opt = getopt_long(argc, argv, "+jpVh", long_options,
+	while ((opt = getopt_long(argc, argv, "+jpVhR:", long_options,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'j':
@@ -295,9 +299,14 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
+		case 'R':
+			ctx.sysfs_root = optarg;
+			break;
 		default:
 			bad = argv[optind - 1];
-			if (!optopt)
+			if (optopt == 'R')
+				err_print("option \"--sysfs-root\" needs a directory");
+			else if (!optopt)
 				err_print("unknown option \"%s\"", bad);
 			else if (!strncmp(bad, "--", 2) && strchr(bad, '='))
 				err_print("option \"%s\" takes no value", bad);

@@ -25,6 +25,7 @@ struct nl;
 struct ctx {
 	bool json;
 	bool pretty;
+	const char *sysfs_root;	/* --sysfs-root: prefix of /sys and /proc */
 	struct nl *nl;
 };
 
@@ -59,6 +60,8 @@ extern const struct object vgpu_object;
 extern const struct object sched_object;
 extern const struct object monitor_object;
 extern const struct object stats_object;
+extern const struct object pt_object;
+extern const struct object mig_object;
 /* Not objects: "apply -f FILE" and "assert -f FILE", each a bare command. */
 extern const struct object apply_object;
 extern const struct object assert_object;

@@ -96,7 +96,21 @@ static const struct arg_spec t_combo[] = {
 	{ .keyword = NULL }
 };
 
-static const struct arg_spec *const tables[] = { t_all, t_req, t_none, t_combo };
+enum { P_DEV, P_FORCE };
+
+/* Table 4: a required value that may come without its keyword ("pt"). */
+static const struct arg_spec t_pos[] = {
+	[P_DEV] = { .keyword = "dev", .type = ARG_STRING, .meta = "BDF",
+		    .offset = offsetof(struct topts, name),
+		    .flags = ARG_REQUIRED | ARG_POSITIONAL },
+	[P_FORCE] = { .keyword = "force", .type = ARG_FLAG,
+		      .offset = offsetof(struct topts, force) },
+	{ .keyword = NULL }
+};
+
+static const struct arg_spec *const tables[] = {
+	t_all, t_req, t_none, t_combo, t_pos
+};
 
 #define B(i)	ARG_BIT(i)
 
@@ -127,6 +141,16 @@ FIXTURE_VARIANT(cmdline) {
 
 /* Success. */
 OK(empty, 0, "", 0);
+OK(pos_bare, 4, "0000:01:00.0", B(P_DEV), .name = "0000:01:00.0");
+OK(pos_flag_after, 4, "01:00.0 force", B(P_DEV) | B(P_FORCE),
+   .name = "01:00.0", .force = true);
+OK(pos_flag_before, 4, "force 01:00.0", B(P_DEV) | B(P_FORCE),
+   .name = "01:00.0", .force = true);
+OK(pos_keyword, 4, "dev 01:00.0", B(P_DEV), .name = "01:00.0");
+OK(pos_keyword_word, 4, "dev force", B(P_DEV), .name = "force");
+BAD(pos_missing, 4, "force", "missing argument BDF");
+BAD(pos_twice, 4, "a b", "unknown argument \"b\" (expected dev, force)");
+BAD(pos_and_keyword, 4, "a dev b", "\"dev\" given more than once");
 OK(id, 0, "id 7", B(T_ID), .id = 7);
 OK(id_zero, 0, "id 0", B(T_ID), .id = 0);
 OK(id_hex, 0, "id 0x1f", B(T_ID), .id = 31);
@@ -340,6 +364,10 @@ TEST(usage_line)
 	args_usage(t_none, buf, sizeof(buf));
 	EXPECT_STREQ("", buf);
 
+	/* A positional argument shows as its placeholder alone. */
+	args_usage(t_pos, buf, sizeof(buf));
+	EXPECT_STREQ("BDF [ force ]", buf);
+
 	/* Arguments that exclude each other share a bracket. */
 	args_usage(t_combo, buf, sizeof(buf));
 	EXPECT_STREQ("[ uuid UUID | gpu ID ] [ name NAME ] [ slice US ] "
@@ -348,6 +376,67 @@ TEST(usage_line)
 	/* Truncation reports the length it wanted. */
 	EXPECT_EQ(strlen("gpu GPU [ id ID ]"), args_usage(t_req, buf, 4));
 	EXPECT_STREQ("gpu", buf);
+}
+
+/* ARG_REPEAT: every bare word one more value, as "mig plan" takes them. */
+struct ropts {
+	uint32_t gpu;
+	struct arg_list want;
+	bool dry;
+};
+
+static const struct arg_spec t_rep[] = {
+	{ .keyword = "gpu", .type = ARG_U32, .meta = "ID",
+	  .offset = offsetof(struct ropts, gpu), .flags = ARG_REQUIRED },
+	{ .keyword = "profile", .type = ARG_STRING, .meta = "PROFILE...",
+	  .offset = offsetof(struct ropts, want), .max_len = 10,
+	  .flags = ARG_REQUIRED | ARG_POSITIONAL | ARG_REPEAT },
+	{ .keyword = "dry-run", .type = ARG_FLAG,
+	  .offset = offsetof(struct ropts, dry) },
+	{ .keyword = NULL }
+};
+
+TEST(repeat)
+{
+	char *ok[] = { "gpu", "0", "3g.71gb", "dry-run", "1g.18gbx2",
+		       "profile", "2g.35gb" };
+	char *none[] = { "gpu", "0" };
+	char *many[ARG_LIST_MAX + 1];
+	char *too_long[] = { "gpu", "0", "1g.18gb+mex" };
+	struct ropts got;
+	uint64_t given;
+	char err[128];
+	unsigned int i;
+
+	memset(&got, 0, sizeof(got));
+	ASSERT_EQ(0, args_parse(t_rep, 7, ok, &got, &given, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(3U, got.want.n);
+	EXPECT_STREQ("3g.71gb", got.want.val[0]);
+	EXPECT_STREQ("1g.18gbx2", got.want.val[1]);
+	EXPECT_STREQ("2g.35gb", got.want.val[2]);
+	EXPECT_EQ(0U, got.gpu);
+	EXPECT_TRUE(got.dry);
+
+	memset(&got, 0, sizeof(got));
+	ASSERT_EQ(-1, args_parse(t_rep, 2, none, &got, &given, err, sizeof(err)));
+	EXPECT_STREQ("missing argument PROFILE...", err);
+
+	memset(&got, 0, sizeof(got));
+	ASSERT_EQ(-1, args_parse(t_rep, 3, too_long, &got, &given, err,
+				 sizeof(err)));
+	EXPECT_STREQ("\"profile\" expects at most 10 characters, got \"1g.18gb+mex\"",
+		     err);
+
+	for (i = 0; i <= ARG_LIST_MAX; i++)
+		many[i] = "1g.18gb";
+	memset(&got, 0, sizeof(got));
+	ASSERT_EQ(-1, args_parse(t_rep, ARG_LIST_MAX + 1, many, &got, &given,
+				 err, sizeof(err)));
+	EXPECT_STREQ("\"PROFILE...\" takes at most 16 values", err);
+
+	args_usage(t_rep, err, sizeof(err));
+	EXPECT_STREQ("gpu ID PROFILE... [ dry-run ]", err);
 }
 
 TEST_HARNESS_MAIN

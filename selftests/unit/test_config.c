@@ -55,12 +55,14 @@ BAD(unknown_top, "gpus: []\nmig-layout:\n  - gpu: 0\n",
     "t.yaml:2:1: unknown key \"mig-layout\" in the file (expected simulated-gpus, gpus)");
 BAD(unknown_top_passthrough, "passthrough: []\n",
     "t.yaml:1:1: unknown key \"passthrough\" in the file (expected simulated-gpus, gpus)");
-BAD(unknown_gpu, "gpus:\n  - id: 0\n    mig:\n      enabled: true\n",
-    "t.yaml:3:5: unknown key \"mig\" in a GPU (expected id, vgpu-mode, sched, vgpus)");
+BAD(unknown_gpu, "gpus:\n  - id: 0\n    numa: 1\n",
+    "t.yaml:3:5: unknown key \"numa\" in a GPU (expected id, vgpu-mode, sched, vgpus, mig)");
+BAD(unknown_mig, "gpus:\n  - id: 0\n    mig:\n      enabled: true\n",
+    "t.yaml:4:7: unknown key \"enabled\" in \"mig\" (expected mode, instances)");
 BAD(unknown_sched, "gpus:\n  - id: 0\n    sched:\n      quantum: 5\n",
     "t.yaml:4:7: unknown key \"quantum\" in \"sched\" (expected policy, timeslice-us)");
 BAD(unknown_vgpu, ONE_VGPU("        type: H200-35C\n        wieght: 5\n"),
-    "t.yaml:6:9: unknown key \"wieght\" in a vGPU (expected uuid, type, weight, min-pct, max-pct)");
+    "t.yaml:6:9: unknown key \"wieght\" in a vGPU (expected uuid, type, weight, min-pct, max-pct, gi)");
 BAD(unknown_sim, "simulated-gpus:\n  - id: 0\n    model: h200-141gb\n    numa: 1\n",
     "t.yaml:4:5: unknown key \"numa\" in a simulated GPU (expected id, model, vram, engines)");
 BAD(key_case, "GPUS: []\n",
@@ -245,8 +247,44 @@ BAD(syntax_tab, "gpus:\n\t- id: 0\n",
     "t.yaml:2:1: found character that cannot start any token while scanning for the next token at line 2, column 1");
 BAD(tag_custom, "gpus:\n  - !gpu {id: 0}\n",
     "t.yaml:2:5: unsupported tag \"!gpu\"");
-BAD(json_unknown, "{\"gpus\": [{\"id\": 0, \"mig\": {}}]}",
-    "t.yaml:1:21: unknown key \"mig\" in a GPU (expected id, vgpu-mode, sched, vgpus)");
+BAD(json_unknown, "{\"gpus\": [{\"id\": 0, \"mag\": {}}]}",
+    "t.yaml:1:21: unknown key \"mag\" in a GPU (expected id, vgpu-mode, sched, vgpus, mig)");
+
+/* The mig section: the form of the profiles, counts, mode, GIs. */
+#define MIG(M) "gpus:\n  - id: 0\n    mig:\n" M
+BAD(mig_list, MIG("      - 3g.71gb\n"),
+    "t.yaml:4:7: \"mig\" expects a mapping, got a list");
+BAD(mig_mode_word, MIG("      mode: mig\n"),
+    "t.yaml:4:13: \"mode\" expects on or off, got a string (\"mig\")");
+BAD(mig_mode_number, MIG("      mode: 1\n"),
+    "t.yaml:4:13: \"mode\" expects on or off, got a number (1)");
+BAD(mig_instances_map, MIG("      instances: {a: 1}\n"),
+    "t.yaml:4:18: \"instances\" expects a list, got a mapping");
+BAD(mig_profile_form, MIG("      instances: [3g.71]\n"),
+    "t.yaml:4:19: \"instances\" expects a GI profile, as 1g.18gb, 1g.18gb+me or 1g.18gbx2 (a count of 1 to 7), got \"3g.71\"");
+BAD(mig_profile_number, MIG("      instances: [35]\n"),
+    "t.yaml:4:19: \"instances\" expects a GI profile, as 1g.18gb, 1g.18gb+me or 1g.18gbx2 (a count of 1 to 7), got a number (35)");
+BAD(mig_profile_suffix, MIG("      instances: [1g.18gb+mex]\n"),
+    "t.yaml:4:19: \"instances\" expects a GI profile, as 1g.18gb, 1g.18gb+me or 1g.18gbx2 (a count of 1 to 7), got \"1g.18gb+mex\"");
+BAD(mig_count_zero, MIG("      instances: [1g.18gbx0]\n"),
+    "t.yaml:4:19: \"1g.18gbx0\": the count after \"x\" must be from 1 to 7");
+BAD(mig_count_eight, MIG("      instances: [1g.18gbx8]\n"),
+    "t.yaml:4:19: \"1g.18gbx8\": the count after \"x\" must be from 1 to 7");
+BAD(mig_too_many, MIG("      instances: [3g.71gb, 1g.18gbx6, 1g.18gb+me]\n"),
+    "t.yaml:4:39: \"instances\" holds more than 7 GIs, the most a GPU has");
+BAD(mig_off_instances, MIG("      mode: off\n      instances: [7g.141gb]\n"),
+    "t.yaml:5:18: \"instances\" needs MIG mode on, and \"mode\" is off");
+BAD(vgpu_gi_range, ONE_VGPU("        type: H200-3-71C\n        gi: 7\n"),
+    "t.yaml:6:13: \"gi\" expects a number from 0 to 6, got \"7\"");
+BAD(vgpu_gi_mig_off,
+    "gpus:\n  - id: 0\n    mig: {mode: off}\n    vgpus:\n"
+    "      - {uuid: " U1 ", type: H200-1-18C, gi: 2}\n",
+    "t.yaml:5:9: vGPU " U1 " is on GI 2, but GPU 0 has MIG mode off");
+BAD(vgpu_gi_twice,
+    "gpus:\n  - id: 0\n    vgpus:\n"
+    "      - {uuid: " U1 ", type: H200-1-18C, gi: 2}\n"
+    "      - {uuid: " U2 ", type: H200-1-18C, gi: 2}\n",
+    "t.yaml:5:9: GI 2 of GPU 0 holds one vGPU, and " U1 " is there (line 4)");
 BAD(json_type_number, "{\"gpus\": [{\"id\": 0, \"vgpus\": [{\"uuid\": \"" U1 "\", \"type\": 35}]}]}",
     "t.yaml:1:88: \"type\" expects a string, got a number (35)");
 
@@ -397,6 +435,50 @@ TEST(empty_mapping)
 	ASSERT_EQ(0, parse("---\nsimulated-gpus: []\ngpus: []\n...\n", &cfg,
 			   err, sizeof(err))) TH_LOG("%s", err);
 	EXPECT_EQ(0U, cfg.n_gpus);
+	config_free(&cfg);
+}
+
+/* A mig section: instances with counts, mode on by default; vGPUs on GIs. */
+TEST(mig)
+{
+	static const char text[] =
+		"gpus:\n"
+		"  - id: 0\n"
+		"    mig:\n"
+		"      instances: [3g.71gb, 2g.35gb, 1g.18gbx2, 1g.18gb+me]\n"
+		"    vgpus:\n"
+		"      - {uuid: " U1 ", type: H200-3-71C, gi: 0}\n"
+		"      - {uuid: " U2 ", type: H200-1-18C}\n"
+		"  - id: 1\n"
+		"    mig: {mode: off}\n"
+		"  - id: 2\n"
+		"    mig: {mode: yes, instances: []}\n"
+		"  - id: 3\n";
+	const struct config_gpu *g;
+	struct config cfg;
+	char err[512];
+
+	ASSERT_EQ(0, parse(text, &cfg, err, sizeof(err))) TH_LOG("%s", err);
+	g = &cfg.gpus[0];
+	ASSERT_TRUE(g->mig.set);
+	EXPECT_TRUE(g->mig.on);
+	EXPECT_EQ(4U, g->mig.line);
+	ASSERT_EQ(4U, g->mig.n_gis);
+	EXPECT_STREQ("3g.71gb", g->mig.gis[0].profile);
+	EXPECT_EQ(1U, g->mig.gis[0].count);
+	EXPECT_STREQ("1g.18gb", g->mig.gis[2].profile);
+	EXPECT_EQ(2U, g->mig.gis[2].count);
+	EXPECT_STREQ("1g.18gb+me", g->mig.gis[3].profile);
+	EXPECT_EQ(4U, g->mig.gis[3].line);
+	ASSERT_EQ(2U, g->n_vgpus);
+	EXPECT_TRUE(g->vgpus[0].has_gi);
+	EXPECT_EQ(0U, g->vgpus[0].gi);
+	EXPECT_FALSE(g->vgpus[1].has_gi);
+	EXPECT_TRUE(cfg.gpus[1].mig.set);
+	EXPECT_FALSE(cfg.gpus[1].mig.on);
+	EXPECT_TRUE(cfg.gpus[2].mig.on);
+	EXPECT_EQ(0U, cfg.gpus[2].mig.n_gis);
+	EXPECT_FALSE(cfg.gpus[3].mig.set);
 	config_free(&cfg);
 }
 

@@ -510,7 +510,8 @@ ok=$?
 run apply -f Documentation/examples/gpuvirt.yaml
 [ $ok -eq 0 ] && [ $rc -eq 0 ] && [ ! -s "$T/err" ] &&
 	has "$T/out" "~ gpu 1 vgpu-mode homogeneous -> mixed" &&
-	vgpus_are 5a3c0001-0000-4000-8000-00000000000{1,2,3} 5a3c0001-0000-4000-8000-0000000000{11,12} &&
+	vgpus_are 5a3c0001-0000-4000-8000-00000000000{1,2,3} 5a3c0001-0000-4000-8000-0000000000{11,12,21} &&
+	[ -e /sys/class/mdev_bus/sim2-gi0/mdev_supported_types/gpuvirt_gi-H200-3-71C/devices/5a3c0001-0000-4000-8000-000000000021 ] &&
 	sysfs_is "$BUS/devices/sim1/gpuvirt/sched_policy" weighted &&
 	run assert -f Documentation/examples/gpuvirt.yaml && [ $rc -eq 0 ]
 ktap_result $? "Documentation/examples/gpuvirt.yaml applies on fresh modules and asserts"
