@@ -112,6 +112,7 @@ int gpu_print(const struct nlmsghdr *nlh);
 int gpu_name(struct ctx *ctx, uint32_t id, char *buf, size_t len);
 int vgpu_print(const struct nlmsghdr *nlh);
 int sched_print(const struct nlmsghdr *nlh);
+int gi_print(const struct nlmsghdr *nlh);
 
 /*
  * Why the mdev core refused to create a vGPU (the negative errno @err of

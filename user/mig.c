@@ -408,8 +408,8 @@ static void pr_placement(uint32_t start, uint32_t slots)
 	pr_string("placement", NULL, buf);
 }
 
-/* The members of one GI of a gi-get reply (mig create prints it). */
-static int gi_print(const struct nlmsghdr *nlh)
+/* The members of one GI of a gi-get reply (mig create and monitor print it). */
+int gi_print(const struct nlmsghdr *nlh)
 {
 	const struct nlattr *tb[GPUVIRT_A_GI_MAX + 1];
 

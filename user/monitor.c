@@ -11,6 +11,7 @@
 #include "gpuvirtctl.h"
 #include "nl.h"
 #include "print.h"
+#include "pt.h"
 
 /* One notification: its command, the object it is about and what happened. */
 struct ntf {
@@ -27,6 +28,12 @@ static const struct ntf ntfs[] = {
 	{ GPUVIRT_CMD_VGPU_DEL_NTF, "vgpu", "del", vgpu_print },
 	{ GPUVIRT_CMD_VGPU_CHANGE_NTF, "vgpu", "change", vgpu_print },
 	{ GPUVIRT_CMD_SCHED_CHANGE_NTF, "sched", "change", sched_print },
+	{ GPUVIRT_CMD_GPU_CHANGE_NTF, "gpu", "change", gpu_print },
+	{ GPUVIRT_CMD_GI_ADD_NTF, "gi", "add", gi_print },
+	{ GPUVIRT_CMD_GI_DEL_NTF, "gi", "del", gi_print },
+	{ GPUVIRT_CMD_PT_OPEN_NTF, "pt", "open", pt_print },
+	{ GPUVIRT_CMD_PT_CLOSE_NTF, "pt", "close", pt_print },
+	{ GPUVIRT_CMD_PT_QUARANTINE_NTF, "pt", "quarantine", pt_print },
 };
 
 struct monitor_state {

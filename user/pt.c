@@ -6,6 +6,7 @@
  *	gpuvirtctl pt assign BDF [ driver { gpuvirt_vfio_pci | vfio-pci } ]
  *				 [ force ] [ only ] [ persistent ]
  *	gpuvirtctl pt release BDF
+ *	gpuvirtctl pt show BDF
  *
  * "check" prints the facts and the verdict of pt_check.c. "assign" moves
  * every endpoint of the device's IOMMU group (bridges stay) to a VFIO driver
@@ -15,6 +16,9 @@
  * back, after a reboot too. "persistent" also writes a udev rule that sets
  * driver_override when the device appears at boot, before a host driver can
  * claim it.
+ *
+ * "show" asks the kernel (pt_show.c): the IOMMU group as the IOMMU core
+ * has it, and gpuvirt_vfio_pci's state of the device.
  *
  * Environment, for tests and for packagers:
  *   GPUVIRT_PT_STATE_DIR  state files (default /var/lib/gpuvirt/pt)
@@ -926,10 +930,21 @@ out_free:
 	return ret;
 }
 
+static int cmd_show(struct ctx *ctx, const void *opts, uint64_t given)
+{
+	char bdf[PT_BDF_LEN];
+	int ret;
+
+	(void)given;
+	ret = pt_bdf(opts, bdf);
+	return ret ?: pt_show_run(ctx, bdf);
+}
+
 static const struct cmd pt_cmds[] = {
 	{ "check", check_args, sizeof(struct pt_opts), cmd_check },
 	{ "assign", assign_args, sizeof(struct pt_opts), cmd_assign },
 	{ "release", release_args, sizeof(struct pt_opts), cmd_release },
+	{ "show", release_args, sizeof(struct pt_opts), cmd_show },
 	{ .name = NULL }
 };
 

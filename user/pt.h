@@ -157,4 +157,11 @@ const char *pt_tristate_name(enum pt_tristate t);
 unsigned int pt_moving(const struct pt_report *r, bool only,
 		       unsigned int idx[PT_MAX_MEMBERS]);
 
+struct ctx;
+struct nlmsghdr;
+
+/* pt_show.c: "pt show" through netlink, and the members of a pt message. */
+int pt_show_run(struct ctx *ctx, const char *bdf);
+int pt_print(const struct nlmsghdr *nlh);
+
 #endif /* GPUVIRTCTL_PT_H */

@@ -11,6 +11,7 @@
 #include "compat.h"
 #include "gpuvirt_backend.h"
 
+struct nlmsghdr;
 struct sk_buff;
 struct netlink_ext_ack;
 
@@ -49,5 +50,10 @@ void gpuvirt_gpu_notify(struct gpuvirt_gpu *gpu, u8 cmd);
 struct gpuvirt_gi;
 void gpuvirt_gi_notify(struct gpuvirt_gi *gi, u8 cmd);
 void gpuvirt_registry_changed(void);
+int gpuvirt_nl_check_req(const struct nlmsghdr *nlh,
+			 struct netlink_ext_ack *extack);
+void *gpuvirt_nl_msg_put(struct sk_buff *skb, u32 portid, u32 seq, u8 cmd);
+bool gpuvirt_nl_has_listeners(void);
+void gpuvirt_nl_multicast(struct sk_buff *msg);
 
 #endif /* GPUVIRT_CORE_H */

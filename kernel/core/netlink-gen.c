@@ -80,8 +80,13 @@ const struct nla_policy gpuvirt_gi_del_nl_policy[GPUVIRT_A_GI_ID + 1] = {
 	[GPUVIRT_A_GI_ID] = NLA_POLICY_MAX(NLA_U32, 6),
 };
 
+/* GPUVIRT_CMD_PT_GET - do */
+const struct nla_policy gpuvirt_pt_get_nl_policy[GPUVIRT_A_PT_BDF + 1] = {
+	[GPUVIRT_A_PT_BDF] = { .type = NLA_NUL_STRING, .len = 15, },
+};
+
 /* Ops table for gpuvirt */
-const struct genl_ops gpuvirt_nl_ops[10] = {
+const struct genl_ops gpuvirt_nl_ops[11] = {
 	{
 		.cmd		= GPUVIRT_CMD_GPU_GET,
 		.doit		= gpuvirt_nl_gpu_get_doit,
@@ -151,6 +156,13 @@ const struct genl_ops gpuvirt_nl_ops[10] = {
 		.doit		= gpuvirt_nl_gi_del_doit,
 		.policy		= gpuvirt_gi_del_nl_policy,
 		.maxattr	= GPUVIRT_A_GI_ID,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= GPUVIRT_CMD_PT_GET,
+		.doit		= gpuvirt_nl_pt_get_doit,
+		.policy		= gpuvirt_pt_get_nl_policy,
+		.maxattr	= GPUVIRT_A_PT_BDF,
 		.flags		= GENL_ADMIN_PERM,
 	},
 };

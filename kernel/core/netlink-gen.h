@@ -31,8 +31,10 @@ extern const struct nla_policy gpuvirt_gi_new_nl_policy[GPUVIRT_A_GI_START + 1];
 
 extern const struct nla_policy gpuvirt_gi_del_nl_policy[GPUVIRT_A_GI_ID + 1];
 
+extern const struct nla_policy gpuvirt_pt_get_nl_policy[GPUVIRT_A_PT_BDF + 1];
+
 /* Ops table for gpuvirt */
-extern const struct genl_ops gpuvirt_nl_ops[10];
+extern const struct genl_ops gpuvirt_nl_ops[11];
 
 int gpuvirt_nl_gpu_get_doit(struct sk_buff *skb, struct genl_info *info);
 int gpuvirt_nl_gpu_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
@@ -52,6 +54,7 @@ int gpuvirt_nl_gi_get_doit(struct sk_buff *skb, struct genl_info *info);
 int gpuvirt_nl_gi_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int gpuvirt_nl_gi_new_doit(struct sk_buff *skb, struct genl_info *info);
 int gpuvirt_nl_gi_del_doit(struct sk_buff *skb, struct genl_info *info);
+int gpuvirt_nl_pt_get_doit(struct sk_buff *skb, struct genl_info *info);
 
 enum {
 	GPUVIRT_NLGRP_MONITOR,

@@ -47,8 +47,8 @@ gpuvirt_nl_mcgrps_admin[ARRAY_SIZE(gpuvirt_nl_mcgrps)] __ro_after_init;
  * header's reserved field is zero, and no attribute comes twice (the
  * parser would silently keep the last one).
  */
-static int gpuvirt_nl_check_req(const struct nlmsghdr *nlh,
-				struct netlink_ext_ack *extack)
+int gpuvirt_nl_check_req(const struct nlmsghdr *nlh,
+			 struct netlink_ext_ack *extack)
 {
 	const struct genlmsghdr *g = nlmsg_data(nlh);
 	DECLARE_BITMAP(seen, 64);
@@ -1259,6 +1259,37 @@ void gpuvirt_gi_notify(struct gpuvirt_gi *gi, u8 cmd)
 		nlmsg_free(msg);
 		return;
 	}
+	genlmsg_multicast(&gpuvirt_nl_family, msg, 0, GPUVIRT_NLGRP_MONITOR,
+			  GFP_KERNEL);
+}
+
+/**
+ * gpuvirt_nl_msg_put() - start a gpuvirt message
+ * @skb: the message buffer
+ * @portid: destination, 0 for a notification
+ * @seq: sequence number of the request, 0 for a notification
+ * @cmd: GPUVIRT_CMD_*
+ *
+ * Return: the header to end or cancel, or NULL when @skb is full.
+ */
+void *gpuvirt_nl_msg_put(struct sk_buff *skb, u32 portid, u32 seq, u8 cmd)
+{
+	return genlmsg_put(skb, portid, seq, &gpuvirt_nl_family, 0, cmd);
+}
+
+/* Whether anyone listens to the monitor group. */
+bool gpuvirt_nl_has_listeners(void)
+{
+	return genl_has_listeners(&gpuvirt_nl_family, &init_net,
+				  GPUVIRT_NLGRP_MONITOR);
+}
+
+/**
+ * gpuvirt_nl_multicast() - send a notification to the monitor group
+ * @msg: a complete message; consumed
+ */
+void gpuvirt_nl_multicast(struct sk_buff *msg)
+{
 	genlmsg_multicast(&gpuvirt_nl_family, msg, 0, GPUVIRT_NLGRP_MONITOR,
 			  GFP_KERNEL);
 }

@@ -22,11 +22,15 @@
  *  - counts opens, closes, resets and failures, and shows them, the last
  *    opener and the device's IOMMU group in debugfs, under
  *    /sys/kernel/debug/gpuvirt_vfio_pci/<bdf>/, with a fault knob
- *    (fail_check) that makes the next post-close checks fail.
+ *    (fail_check) that makes the next post-close checks fail;
+ *  - reports opens, closes and quarantines to gpuvirt's netlink monitor
+ *    group, and its state of each device to gpuvirt's pt-get request,
+ *    through the gpuvirt core (kernel/gpuvirt_pt.h), which it therefore
+ *    needs loaded.
  *
  * What it does not do (yet): no device-specific quirks, regions or
  * migration; no Intel IGD OpRegion, SR-IOV or "ids=" parameter and no QAT
- * denylist as vfio-pci has; nothing of the gpuvirt mediated GPU core.
+ * denylist as vfio-pci has.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -43,6 +47,7 @@
 #include <linux/vgaarb.h>
 
 #include "compat.h"
+#include "gpuvirt_pt.h"
 
 static bool allow_boot_vga;
 module_param(allow_boot_vga, bool, 0444);
@@ -84,6 +89,8 @@ static struct dentry *gpuvirt_vfio_pci_debugfs_root;
  * @opener_pid: thread group id of the last opener, 0 before any open
  * @opener_comm: its command name
  * @is_open: the device is open now
+ * @node: entry in gpuvirt_vfio_pci_devices, from the end of probe to the
+ *	start of remove
  *
  * The VFIO core calls open_device() and close_device() with the device set
  * lock held, so they never race with each other; the counters are atomic
@@ -109,7 +116,16 @@ struct gpuvirt_vfio_pci_device {
 	pid_t opener_pid;
 	char opener_comm[TASK_COMM_LEN];
 	bool is_open;
+	struct list_head node;
 };
+
+/*
+ * The bound devices, for the core's pt requests (gpuvirt_vfio_pci_state()).
+ * A device is on the list only while it is fully set up; the lock nests
+ * outside every device's @state_lock.
+ */
+static LIST_HEAD(gpuvirt_vfio_pci_devices);
+static DEFINE_MUTEX(gpuvirt_vfio_pci_devices_lock);
 
 static struct gpuvirt_vfio_pci_device *
 to_gpuvirt_vfio_pci_device(struct vfio_device *core_vdev)
@@ -175,6 +191,58 @@ static bool gpuvirt_vfio_pci_can_reset(struct pci_dev *pdev)
 	return pdev->reset_methods[0] != 0;
 }
 
+/* The device's state for the core; takes @state_lock. */
+static void gpuvirt_vfio_pci_fill_state(struct gpuvirt_vfio_pci_device *gvdev,
+					struct gpuvirt_pt_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->opens = atomic_read(&gvdev->open_count);
+	st->closes = atomic_read(&gvdev->close_count);
+	st->refused = atomic_read(&gvdev->refused_count);
+	st->resets = atomic_read(&gvdev->reset_count);
+	st->failures = atomic_read(&gvdev->failure_count);
+	mutex_lock(&gvdev->state_lock);
+	st->open = gvdev->is_open;
+	st->quarantined = gvdev->quarantined;
+	st->opener_pid = gvdev->opener_pid;
+	strscpy(st->opener_comm, gvdev->opener_comm, sizeof(st->opener_comm));
+	strscpy(st->reason, gvdev->reason, sizeof(st->reason));
+	mutex_unlock(&gvdev->state_lock);
+}
+
+/* Tell gpuvirt's netlink monitor group what happened. */
+static void gpuvirt_vfio_pci_notify(struct gpuvirt_vfio_pci_device *gvdev,
+				    enum gpuvirt_pt_event event)
+{
+	struct gpuvirt_pt_state st;
+
+	gpuvirt_vfio_pci_fill_state(gvdev, &st);
+	gpuvirt_pt_notify(gvdev->core_device.pdev, event, &st);
+}
+
+/* The provider's state op: the core asks about @pdev. */
+static int gpuvirt_vfio_pci_state(struct pci_dev *pdev,
+				  struct gpuvirt_pt_state *st)
+{
+	struct gpuvirt_vfio_pci_device *gvdev;
+	int ret = -ENODEV;
+
+	mutex_lock(&gpuvirt_vfio_pci_devices_lock);
+	list_for_each_entry(gvdev, &gpuvirt_vfio_pci_devices, node) {
+		if (gvdev->core_device.pdev == pdev) {
+			gpuvirt_vfio_pci_fill_state(gvdev, st);
+			ret = 0;
+			break;
+		}
+	}
+	mutex_unlock(&gpuvirt_vfio_pci_devices_lock);
+	return ret;
+}
+
+static const struct gpuvirt_pt_provider gpuvirt_vfio_pci_provider = {
+	.state	= gpuvirt_vfio_pci_state,
+};
+
 static int gpuvirt_vfio_pci_open_checks(struct gpuvirt_vfio_pci_device *gvdev)
 {
 	struct pci_dev *pdev = gvdev->core_device.pdev;
@@ -225,6 +293,7 @@ static int gpuvirt_vfio_pci_open_device(struct vfio_device *core_vdev)
 	get_task_comm(gvdev->opener_comm, current);
 	gvdev->is_open = true;
 	mutex_unlock(&gvdev->state_lock);
+	gpuvirt_vfio_pci_notify(gvdev, GPUVIRT_PT_EVENT_OPEN);
 	return 0;
 
 err_count_refusal:
@@ -267,8 +336,10 @@ static void gpuvirt_vfio_pci_reset_and_verify(struct gpuvirt_vfio_pci_device *gv
 			 "IDs read %04x:%04x after close, expected %04x:%04x",
 			 id & 0xffff, id >> 16, gvdev->vendor_device & 0xffff,
 			 gvdev->vendor_device >> 16);
-	if (!reason[0])
+	if (!reason[0]) {
+		gpuvirt_vfio_pci_notify(gvdev, GPUVIRT_PT_EVENT_CLOSE);
 		return;
+	}
 
 	atomic_inc(&gvdev->failure_count);
 	mutex_lock(&gvdev->state_lock);
@@ -277,6 +348,7 @@ static void gpuvirt_vfio_pci_reset_and_verify(struct gpuvirt_vfio_pci_device *gv
 	mutex_unlock(&gvdev->state_lock);
 	pci_warn(pdev, "quarantined: %s; opens are refused until cleared\n",
 		 reason);
+	gpuvirt_vfio_pci_notify(gvdev, GPUVIRT_PT_EVENT_QUARANTINE);
 }
 
 static void gpuvirt_vfio_pci_close_device(struct vfio_device *core_vdev)
@@ -505,6 +577,9 @@ static int gpuvirt_vfio_pci_probe(struct pci_dev *pdev,
 	iommu_group_put(group);
 
 	gpuvirt_vfio_pci_debugfs_add(gvdev);
+	mutex_lock(&gpuvirt_vfio_pci_devices_lock);
+	list_add_tail(&gvdev->node, &gpuvirt_vfio_pci_devices);
+	mutex_unlock(&gpuvirt_vfio_pci_devices_lock);
 	return 0;
 
 err_put_vdev:
@@ -518,6 +593,9 @@ static void gpuvirt_vfio_pci_remove(struct pci_dev *pdev)
 	struct gpuvirt_vfio_pci_device *gvdev =
 		to_gpuvirt_vfio_pci_device(&core_device->vdev);
 
+	mutex_lock(&gpuvirt_vfio_pci_devices_lock);
+	list_del(&gvdev->node);
+	mutex_unlock(&gpuvirt_vfio_pci_devices_lock);
 	gpuvirt_vfio_pci_debugfs_remove(gvdev);
 	vfio_pci_core_unregister_device(core_device);
 	vfio_put_device(&core_device->vdev);
@@ -545,12 +623,18 @@ static int __init gpuvirt_vfio_pci_init(void)
 
 	gpuvirt_vfio_pci_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
 
-	ret = pci_register_driver(&gpuvirt_vfio_pci_driver);
+	ret = gpuvirt_pt_provider_register(&gpuvirt_vfio_pci_provider);
 	if (ret)
 		goto err_remove_debugfs;
 
+	ret = pci_register_driver(&gpuvirt_vfio_pci_driver);
+	if (ret)
+		goto err_unregister_provider;
+
 	return 0;
 
+err_unregister_provider:
+	gpuvirt_pt_provider_unregister(&gpuvirt_vfio_pci_provider);
 err_remove_debugfs:
 	debugfs_remove_recursive(gpuvirt_vfio_pci_debugfs_root);
 	return ret;
@@ -560,6 +644,7 @@ module_init(gpuvirt_vfio_pci_init);
 static void __exit gpuvirt_vfio_pci_exit(void)
 {
 	pci_unregister_driver(&gpuvirt_vfio_pci_driver);
+	gpuvirt_pt_provider_unregister(&gpuvirt_vfio_pci_provider);
 	debugfs_remove_recursive(gpuvirt_vfio_pci_debugfs_root);
 }
 module_exit(gpuvirt_vfio_pci_exit);

@@ -66,6 +66,22 @@ TEST_F(mods, sim_needs_core)
 	EXPECT_TRUE(gv_exists(GV_SIM_BUS "/new_device"));
 }
 
+TEST_F(mods, vfio_pci_needs_core)
+{
+	/*
+	 * gpuvirt_vfio_pci reports its devices and events through the core's
+	 * netlink family: it needs the core's symbols too.
+	 */
+	EXPECT_EQ(-ENOENT, gv_module_load(GV_VFIO_PCI));
+	EXPECT_FALSE(gv_module_loaded(GV_VFIO_PCI));
+
+	ASSERT_EQ(0, gv_module_load(GV_CORE));
+	ASSERT_EQ(0, gv_module_load(GV_VFIO_PCI));
+	EXPECT_EQ(-EWOULDBLOCK, gv_module_unload(GV_CORE));
+	EXPECT_EQ(0, gv_module_unload(GV_VFIO_PCI));
+	EXPECT_EQ(0, gv_module_unload(GV_CORE));
+}
+
 TEST_F(mods, unload_with_gpus)
 {
 	unsigned int cycle;

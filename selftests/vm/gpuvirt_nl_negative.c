@@ -9,6 +9,8 @@
  * vGPUs and its scheduler exactly as they were. The runner fails the run
  * on any kernel report.
  */
+#include <dirent.h>
+
 #include "kselftest_harness.h"
 
 #include "gpuvirt_test.h"
@@ -74,13 +76,59 @@ static const struct op ops[] = {
 		A32(GPUVIRT_A_SCHED_GPU_ID, 0),
 		A32(GPUVIRT_A_SCHED_POLICY, GPUVIRT_SCHED_POLICY_WEIGHTED),
 		A32(GPUVIRT_A_SCHED_TIMESLICE_US, 300) } },
+	/*
+	 * MIG requests go to GPU 1, in MIG mode; in this order the valid
+	 * requests leave it as it was: the GI they create they destroy.
+	 */
+	{ "gpu-set", GPUVIRT_CMD_GPU_SET, false, GPUVIRT_A_GPU_MAX,
+	  GPUVIRT_A_GPU_NAME, 2, {
+		A32(GPUVIRT_A_GPU_ID, 1),
+		A32(GPUVIRT_A_GPU_MODE, GPUVIRT_GPU_MODE_MIG) } },
+	{ "gi-new", GPUVIRT_CMD_GI_NEW, false, GPUVIRT_A_GI_MAX,
+	  GPUVIRT_A_GI_ID, 3, {
+		A32(GPUVIRT_A_GI_GPU_ID, 1),
+		ASTR(GPUVIRT_A_GI_PROFILE, "3g.71gb", 15),
+		A32(GPUVIRT_A_GI_START, 0) } },
+	{ "gi-get", GPUVIRT_CMD_GI_GET, false, GPUVIRT_A_GI_MAX,
+	  GPUVIRT_A_GI_PROFILE, 2, {
+		A32(GPUVIRT_A_GI_GPU_ID, 1),
+		A32(GPUVIRT_A_GI_ID, 0) } },
+	{ "gi-get dump", GPUVIRT_CMD_GI_GET, true, GPUVIRT_A_GI_MAX,
+	  GPUVIRT_A_GI_SLOTS, 1, { A32(GPUVIRT_A_GI_GPU_ID, 1) } },
+	{ "gi-del", GPUVIRT_CMD_GI_DEL, false, GPUVIRT_A_GI_MAX,
+	  GPUVIRT_A_GI_START, 2, {
+		A32(GPUVIRT_A_GI_GPU_ID, 1),
+		A32(GPUVIRT_A_GI_ID, 0) } },
+	{ "pt-get", GPUVIRT_CMD_PT_GET, false, GPUVIRT_A_PT_MAX,
+	  GPUVIRT_A_PT_VENDOR, 1, {
+		ASTR(GPUVIRT_A_PT_BDF, "0000:00:07.0", 15) } },
 };
 
 /* Everything the requests could have changed, as the kernel shows it. */
 struct state {
 	char policy[32], slice[16], weight[16], min[16], max[16], avail[16];
+	char mig0[4], mig1[4];
 	unsigned long long vgpus;
+	int gis;
 };
+
+#define MIG0	GV_SIM_BUS "/devices/sim0/gpuvirt/mig_mode"
+#define MIG1	GV_SIM_BUS "/devices/sim1/gpuvirt/mig_mode"
+
+/* GIs on the host, all GPUs. */
+static int count_gis(void)
+{
+	DIR *d = opendir("/sys/class/gpuvirt_gi");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
 
 static void snapshot(struct state *st)
 {
@@ -93,6 +141,9 @@ static void snapshot(struct state *st)
 	gv_read(TYPES "/gpuvirt_sim-H200-35C/available_instances", st->avail,
 		sizeof(st->avail));
 	st->vgpus = gv_kv_u64(GV_DEBUGFS "/gpus/sim0/sched", "vgpus");
+	gv_read(MIG0, st->mig0, sizeof(st->mig0));
+	gv_read(MIG1, st->mig1, sizeof(st->mig1));
+	st->gis = count_gis();
 }
 
 /* How a case breaks the op's otherwise valid request. */
@@ -203,6 +254,9 @@ FIXTURE_SETUP(neg)
 	ASSERT_EQ(0, gv_setup_h200());
 	ASSERT_EQ(0, gv_write(TYPES "/gpuvirt_sim-H200-35C/create", UUID_A));
 	ASSERT_EQ(0, gv_write(VG "/weight", "33"));
+	ASSERT_EQ(0, gv_write(GV_SIM_BUS "/new_device", "1 h200-141gb"));
+	ASSERT_EQ(0, gv_write(MIG1, "1"));
+	ASSERT_EQ(0, count_gis());
 	ASSERT_EQ(0, nl_open(&self->nl));
 	snapshot(&self->before);
 	self->cases = 0;
@@ -211,6 +265,7 @@ FIXTURE_SETUP(neg)
 FIXTURE_TEARDOWN(neg)
 {
 	nl_close(&self->nl);
+	gv_write(GV_SIM_BUS "/del_device", "1");
 	gv_write("/sys/bus/mdev/devices/" UUID_A "/remove", "1");
 	gv_unload_all();
 }
@@ -242,6 +297,9 @@ static void check_unchanged(struct __test_metadata *_metadata,
 	EXPECT_STREQ(before->max, now.max);
 	EXPECT_STREQ(before->avail, now.avail);
 	EXPECT_EQ(before->vgpus, now.vgpus);
+	EXPECT_STREQ(before->mig0, now.mig0);
+	EXPECT_STREQ(before->mig1, now.mig1);
+	EXPECT_EQ(before->gis, now.gis);
 }
 
 static const uint32_t bad_lens[] = { 0, 1, 2, 3, 5, 6, 7, 8 };
@@ -374,6 +432,35 @@ TEST_F(neg, values_out_of_range_and_unknown_objects)
 		D("vgpu-set", 0),
 		D("sched-get", 0),
 		D("sched-set", 0),
+		/* MIG: out of range, illegal, unknown, missing */
+		V("gpu-set", 1, 2),		/* no such mode */
+		V("gpu-set", 0, 7),		/* no such GPU */
+		V("gpu-set", 0, 0),		/* GPU 0 has a vGPU */
+		D("gpu-set", 1),
+		S("gi-new", 1, "5g.99gb"),
+		S("gi-new", 1, "H200-35C"),
+		S("gi-new", 1, ""),
+		V("gi-new", 2, 8),		/* past the memory axis */
+		V("gi-new", 2, 2),		/* not a start of 3g */
+		V("gi-new", 2, UINT32_MAX),
+		V("gi-new", 0, 0),		/* GPU 0 is time-sliced */
+		V("gi-new", 0, 7),
+		D("gi-new", 1),
+		D("gi-new", 0),
+		V("gi-get", 1, 7),
+		V("gi-get", 1, 3),		/* no such GI */
+		V("gi-get", 0, 0),		/* GPU 0 has no GIs */
+		D("gi-get", 1),
+		V("gi-del", 1, 3),
+		V("gi-del", 1, 7),
+		V("gi-del", 0, 0),
+		D("gi-del", 1),
+		D("gi-del", 0),
+		S("pt-get", 0, "zz:00.0"),
+		S("pt-get", 0, "0000:00:07.8"),
+		S("pt-get", 0, "0000:00:1f.7"),	/* no such device */
+		S("pt-get", 0, "sim0"),
+		D("pt-get", 0),
 	};
 	struct negcase c;
 	unsigned int i;
@@ -430,6 +517,8 @@ TEST_F(neg, the_valid_requests_succeed)
 	EXPECT_EQ(5, gv_kv_u64(GV_DEBUGFS "/gpus/sim0/vgpus/" UUID_A "/sched",
 			       "weight"));
 	EXPECT_EQ(300000, gv_kv_u64(GV_DEBUGFS "/gpus/sim0/sched", "slice_ns"));
+	/* the GI they made, they destroyed */
+	EXPECT_EQ(0, count_gis());
 }
 
 TEST_HARNESS_MAIN

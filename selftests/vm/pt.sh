@@ -19,6 +19,7 @@ cd "${GPUVIRT_SRC:-.}" || exit 1
 . selftests/lib/ktap.sh
 
 KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}/kernel/vfio_pci/gpuvirt_vfio_pci.ko
+CORE=${GPUVIRT_KO_DIR:-build/$(uname -r)}/kernel/core/gpuvirt.ko
 CTL=${GPUVIRT_BIN:-build/user}/gpuvirtctl
 DRV=gpuvirt_vfio_pci
 PCI=/sys/bus/pci/devices
@@ -88,7 +89,9 @@ cleanup() {
 		echo >"$PCI/$d/driver_override"
 		[ -e "$PCI/$d/driver" ] || echo $d >/sys/bus/pci/drivers_probe
 	done 2>/dev/null
+	[ -n "${MON:-}" ] && kill $MON 2>/dev/null
 	rmmod $DRV vfio-pci 2>/dev/null
+	rmmod gpuvirt 2>/dev/null
 	for d in $GPU $AUD $LONE; do
 		[ "${PRE[$d]}" = none ] && [ -e "$PCI/$d/driver" ] &&
 			echo $d >"$PCI/$d/driver/unbind"
@@ -164,7 +167,7 @@ kmsg_since_mark() {
 }
 
 echo "$MARK" >/dev/kmsg
-ktap_plan 39
+ktap_plan 43
 
 # --- check -------------------------------------------------------------------
 
@@ -252,8 +255,29 @@ run pt assign $LONE
 [ $rc = 1 ] && has "$T/err" "driver $DRV is not loaded" && originals && no_state
 ktap_result $? "pt assign without $DRV loaded: refused, nothing changed"
 
-insmod "$KO"
-ktap_result $? "insmod $DRV"
+# gpuvirt_vfio_pci reports to the core's netlink family: it needs the core.
+modprobe -qa vfio mdev
+{ grep -q "^gpuvirt " /proc/modules || insmod "$CORE"; } && insmod "$KO"
+ktap_result $? "insmod gpuvirt and $DRV"
+
+# pt show: the kernel's view, over netlink
+run -j pt show $GPU
+python3 - "$T/out" "$GPU" "$AUD" <<'PY'
+import json, os, sys
+out, gpu, aud = sys.argv[1:]
+d = json.load(open(out))["pt"][0]
+group = int(os.path.basename(os.readlink(f"/sys/bus/pci/devices/{gpu}/iommu_group")))
+members = {m["bdf"]: m for m in d["members"]}
+ok = (d["bdf"] == gpu and d["iommu-group"] == group and d["bound"] is False
+      and set(members) == set(os.listdir(f"/sys/kernel/iommu_groups/{group}/devices"))
+      and members[aud]["driver"] == "snd_hda_intel"
+      and members[gpu]["driver"] == "bochs-drm" and d["vendor"] == "1234")
+sys.exit(0 if ok else 1)
+PY
+ktap_result $? "pt show $GPU: the kernel's group matches /sys/kernel/iommu_groups, not bound"
+run pt show 0000:00:1f.7
+[ $rc != 0 ] && has "$T/err" "no PCI device"
+ktap_result $? "pt show of a nonexistent device: error, no PCI device"
 
 # --- refusals ----------------------------------------------------------------
 
@@ -329,6 +353,9 @@ dbg_is open_count 0 && dbg_is close_count 0 && dbg_is opener none &&
 	dbg_is quarantine 0
 ktap_result $? "debugfs: no open yet, not quarantined"
 
+"$CTL" -j monitor >"$T/mon" 2>&1 &
+MON=$!
+sleep 1
 qemu_open
 [ $qrc = 0 ] || sed 's/^/# qemu: /' "$T/qemu"
 [ $qrc = 0 ] && dbg_is open_count 1 && dbg_is close_count 1 &&
@@ -336,12 +363,43 @@ qemu_open
 	grep -q "^pid [0-9]* comm qemu-system-x86 closed$" "$DBG/$LONE/opener"
 ktap_result $? "QEMU opens $LONE: open and close hooks counted, reset after close, opener recorded"
 
+run -j pt show $LONE
+python3 - "$T/out" "$LONE" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["pt"][0]
+ok = (d["bdf"] == sys.argv[2] and d["bound"] is True and d["open"] is False
+      and d["opens"] == 1 and d["closes"] == 1 and d["resets"] == 1
+      and d["failures"] == 0 and d["quarantined"] is False
+      and d["opener-comm"] == "qemu-system-x86" and d["opener-pid"] > 0
+      and [m["bdf"] for m in d["members"]] == [sys.argv[2]])
+sys.exit(0 if ok else 1)
+PY
+ktap_result $? "pt show $LONE over netlink: bound, the counters and the opener"
+
 echo 1 >"$DBG/$LONE/fail_check"
 qemu_open
 [ $qrc = 0 ] && dbg_is quarantine 1 && dbg_is failure_count 1 &&
 	grep -q "injected" "$DBG/$LONE/quarantine_reason" &&
 	kmsg_since_mark | grep -q "$LONE: quarantined: post-close check failed"
 ktap_result $? "a failed post-close check (fault knob) quarantines the device"
+sleep 1
+kill $MON 2>/dev/null
+wait $MON 2>/dev/null
+MON=
+python3 - "$T/mon" "$LONE" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+pt = [(e["event"], e["pt"]) for e in ev if "pt" in e]
+seq = [k for k, p in pt if p["bdf"] == sys.argv[2]]
+opened = [p for k, p in pt if k == "open"]
+ok = (seq == ["open", "close", "open", "quarantine"]
+      and opened and opened[0]["opener-comm"] == "qemu-system-x86"
+      and pt[-1][1]["quarantined"] is True)
+if not ok:
+    print("# monitor saw:", seq)
+sys.exit(0 if ok else 1)
+PY
+ktap_result $? "monitor: open, close, open and quarantine notifications, in order"
 
 qemu_open
 [ $qrc != 0 ] && dbg_is refused_count 1 && dbg_is open_count 2 &&

@@ -125,6 +125,7 @@ cleanup() {
 			sysfs_write "$d/driver_override" ""
 	done
 	rmmod "$DRV" 2>/dev/null
+	rmmod gpuvirt 2>/dev/null
 }
 trap cleanup EXIT
 
@@ -132,8 +133,11 @@ echo "$MARK" >/dev/kmsg
 
 # 1-2: load.
 check "modprobe vfio_pci_core and vfio_iommu_type1" \
-	modprobe -a vfio_pci_core vfio_iommu_type1
-check "insmod $DRV" insmod "$KO"
+	modprobe -a vfio_pci_core vfio_iommu_type1 vfio mdev
+# the driver reports to the core's netlink family, so the core comes first
+check "insmod gpuvirt and $DRV" \
+	sh -c 'grep -q "^gpuvirt " /proc/modules || insmod "$1"; insmod "$2"' \
+	sh "${KO%/vfio_pci/*}/core/gpuvirt.ko" "$KO"
 
 # 3-5: loading binds nothing, and bind without driver_override is refused.
 check "no device is bound after insmod" none_bound
