@@ -1,0 +1,440 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make check-package: the Debian package path of a hypervisor host, end to
+# end, on this machine (Debian 12, as root). Prints KTAP.
+#
+#   build     copy the worktree (uncommitted work included, build/ and .git
+#             left out) to build/package/src and run dpkg-buildpackage -b
+#             there; the packages land in build/package/
+#   lintian   no error or warning on the .changes (overrides are in
+#             debian/*.lintian-overrides, each with its reason)
+#   install   apt-get install gpuvirt-dkms and gpuvirt-tools; DKMS builds
+#             the modules for the 6.1 and 6.12 kernels' headers, and
+#             "dkms status" lists both as installed; systemd-analyze
+#             verify accepts the installed unit
+#   modules   for each kernel: modinfo and modprobe resolve the three
+#             modules to updates/dkms, every parameter has a description,
+#             and the dependencies (gpuvirt_sim -> gpuvirt,
+#             gpuvirt_vfio_pci -> vfio-pci-core) come from modules.dep
+#   vm        boot each kernel (selftests/vm-run.sh, the host's root shared
+#             read-only): plain "modprobe gpuvirt_sim" loads the DKMS
+#             modules, the installed unit's ExecStart applies the installed
+#             example configuration and the installed gpuvirtctl asserts it
+#             (this script with --guest, inside the VM)
+#   purge     apt-get purge both; no module is left under
+#             /lib/modules/*/updates, DKMS knows no gpuvirt, none of the
+#             files dpkg listed is left, and nothing new is left on the host
+#
+# The packages are purged on exit, whatever happened. The script refuses to
+# run when gpuvirt-dkms or gpuvirt-tools is already installed: it must not
+# take an administrator's installation away. Logs and the packages stay in
+# build/package/ (build.log, lintian.log, install.log, purge.log, vm-KVER/).
+#
+# Usage: scripts/check-package.sh           (as root, on the host)
+#        scripts/check-package.sh --guest   (inside the test VM only)
+set -uo pipefail
+
+SRC=$(cd "$(dirname "$0")/.." && pwd -P)
+. "$SRC/selftests/lib/ktap.sh"
+
+PKGS=(gpuvirt-dkms gpuvirt-tools)
+MODS=(gpuvirt gpuvirt_sim gpuvirt_vfio_pci)
+UNIT=/lib/systemd/system/gpuvirt-apply.service
+EXAMPLE=/usr/share/doc/gpuvirt-tools/examples/gpuvirt.yaml
+
+# The build ID of a module file, .ko or .ko.xz, as hex.
+ko_build_id() {
+	local f=$1 tmp id
+	case $f in
+	*.xz)
+		tmp=$(mktemp)
+		xz -dc "$f" >"$tmp"
+		id=$(readelf -n "$tmp" | sed -n 's/^ *Build ID: *//p')
+		rm -f "$tmp"
+		;;
+	*) id=$(readelf -n "$f" | sed -n 's/^ *Build ID: *//p') ;;
+	esac
+	echo "$id"
+}
+
+# The build ID of a loaded module, from its notes in sysfs: the note's
+# descriptor is the last 20 bytes (SHA-1) of .note.gnu.build-id.
+sysfs_build_id() {
+	local n=/sys/module/$1/notes/.note.gnu.build-id
+	[ -r "$n" ] || return 1
+	tail -c 20 "$n" | od -An -tx1 | tr -d ' \n'
+}
+
+# ---------------------------------------------------------------- guest
+# Runs inside the VM, chrooted into the host's root (read-only), with the
+# packages installed on the host. No systemd or udev runs there.
+guest() {
+	local kver m f u want got ok exec_start cmdline n mnt=0 argv=()
+	kver=$(uname -r)
+
+	cleanup_guest() {
+		local d
+		for d in /sys/bus/mdev/devices/*; do
+			[ -e "$d/remove" ] && echo 1 >"$d/remove" 2>/dev/null
+		done
+		modprobe -r gpuvirt_vfio_pci gpuvirt_sim gpuvirt 2>/dev/null
+		[ "$mnt" -eq 1 ] && umount /etc/gpuvirt
+	}
+	trap cleanup_guest EXIT
+
+	ktap_plan 9
+
+	ok=0
+	for m in "${MODS[@]}"; do
+		if [ -e "/sys/module/$m" ]; then
+			ktap_diag "$m is loaded already"
+			ok=1
+		fi
+	done
+	ktap_result $ok "$kver: no gpuvirt module is loaded before modprobe"
+
+	modprobe gpuvirt_sim
+	ktap_result $? "$kver: modprobe gpuvirt_sim"
+
+	[ -e /sys/module/gpuvirt ] && [ -e /sys/module/gpuvirt_sim ]
+	ktap_result $? "$kver: modprobe gpuvirt_sim loaded gpuvirt too"
+
+	# The modules that run are the files DKMS installed, byte for byte as
+	# far as the linker's build ID tells.
+	ok=0
+	for m in gpuvirt gpuvirt_sim; do
+		f=$(modinfo -n "$m" 2>/dev/null)
+		case $f in
+		"/lib/modules/$kver/updates/dkms/$m.ko"*) ;;
+		*) ktap_diag "$m: modinfo -n says '$f', not updates/dkms"; ok=1; continue ;;
+		esac
+		want=$(ko_build_id "$f")
+		got=$(sysfs_build_id "$m")
+		ktap_diag "$m: $f, build ID $want, loaded $got"
+		[ -n "$want" ] && [ "$want" = "$got" ] || ok=1
+	done
+	ktap_result $ok "$kver: the loaded gpuvirt and gpuvirt_sim are the DKMS-installed files"
+
+	ok=0
+	if modprobe gpuvirt_vfio_pci; then
+		[ -e /sys/module/vfio_pci_core ] || { ktap_diag "vfio_pci_core is not loaded"; ok=1; }
+		f=$(modinfo -n gpuvirt_vfio_pci 2>/dev/null)
+		want=$(ko_build_id "$f")
+		got=$(sysfs_build_id gpuvirt_vfio_pci)
+		ktap_diag "gpuvirt_vfio_pci: $f, build ID $want, loaded $got"
+		[ -n "$want" ] && [ "$want" = "$got" ] || ok=1
+		modprobe -r gpuvirt_vfio_pci || ok=1
+	else
+		ok=1
+	fi
+	ktap_result $ok "$kver: modprobe gpuvirt_vfio_pci loads the DKMS file and pulls in vfio_pci_core"
+
+	# The unit as systemd would run it: its condition, then its ExecStart,
+	# with the installed example as /etc/gpuvirt/gpuvirt.yaml (a tmpfs over
+	# the package's empty directory; the root is read-only here).
+	exec_start=$(sed -n 's/^ExecStart=//p' "$UNIT")
+	cmdline=$(sed -n 's/^ConditionPathExists=//p' "$UNIT")
+	ktap_diag "$UNIT: ExecStart=$exec_start" "ConditionPathExists=$cmdline"
+	ok=1
+	if [ -n "$exec_start" ] && [ "$cmdline" = /etc/gpuvirt/gpuvirt.yaml ] &&
+		mount -t tmpfs -o size=1m gpuvirt-etc /etc/gpuvirt; then
+		mnt=1
+		if [ -e "$EXAMPLE" ]; then
+			cp "$EXAMPLE" /etc/gpuvirt/gpuvirt.yaml
+		else
+			zcat "$EXAMPLE.gz" >/etc/gpuvirt/gpuvirt.yaml
+		fi
+		# ExecStart is a plain command line: no quoting, no specifiers.
+		read -r -a argv <<<"$exec_start"
+		"${argv[@]}" 2>&1 | sed 's/^/# apply: /'
+		ok=${PIPESTATUS[0]}
+	fi
+	ktap_result "$ok" "$kver: the unit's ExecStart applies the installed example configuration"
+
+	/usr/sbin/gpuvirtctl assert -f /etc/gpuvirt/gpuvirt.yaml 2>&1 | sed 's/^/# assert: /'
+	ktap_result "${PIPESTATUS[0]}" "$kver: gpuvirtctl assert -f /etc/gpuvirt/gpuvirt.yaml"
+
+	# A second run, as at the next boot or from the udev rule, changes
+	# nothing and still succeeds.
+	"${argv[@]}" >/tmp/apply2.out 2>&1
+	ok=$?
+	sed 's/^/# apply again: /' /tmp/apply2.out
+	ktap_result $ok "$kver: applying again succeeds (idempotent)"
+
+	# Seen from sysfs too, not only through gpuvirtctl: every vGPU the
+	# file lists is an mdev device.
+	/usr/sbin/gpuvirtctl vgpu show 2>&1 | sed 's/^/# /'
+	ok=0
+	n=0
+	for u in $(sed -n 's/^[[:space:]-]*uuid:[[:space:]]*\([0-9a-f-]*\).*/\1/p' /etc/gpuvirt/gpuvirt.yaml); do
+		n=$((n + 1))
+		[ -e "/sys/bus/mdev/devices/$u" ] || { ktap_diag "no mdev device $u"; ok=1; }
+	done
+	[ $n -gt 0 ] || { ktap_diag "no uuid found in the example"; ok=1; }
+	ktap_result $ok "$kver: the example's $n vGPUs are mdev devices"
+
+	ktap_finish
+}
+
+if [ "${1:-}" = "--guest" ]; then
+	[ "${GPUVIRT_IN_VM:-}" = 1 ] || { echo "check-package: --guest runs in the test VM only" >&2; exit 2; }
+	guest
+fi
+[ $# -eq 0 ] || { echo "usage: $0 [--guest]" >&2; exit 2; }
+
+# ---------------------------------------------------------------- host
+OUT=$SRC/build/package
+T0=$(date +%s)
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "TAP version 13"
+	echo "1..0 # SKIP needs root (it installs and purges packages)"
+	exit 4
+fi
+for c in dpkg-buildpackage dh dh_dkms lintian dkms readelf; do
+	if ! command -v "$c" >/dev/null; then
+		echo "check-package: $c is missing; run scripts/deps.sh as root" >&2
+		exit 1
+	fi
+done
+kvers=()
+for line in 6.1 6.12; do
+	k=$("$SRC/scripts/kver.sh" "$line") || exit 1
+	kvers+=("$k")
+done
+
+installed() {
+	dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null | grep -qv '^not-installed$'
+}
+for p in "${PKGS[@]}"; do
+	if installed "$p"; then
+		echo "check-package: $p is installed on this host already; not touching it" >&2
+		exit 1
+	fi
+done
+
+export DEBIAN_FRONTEND=noninteractive
+
+purge_all() {
+	local p any=()
+	for p in "${PKGS[@]}"; do
+		installed "$p" && any+=("$p")
+	done
+	[ ${#any[@]} -eq 0 ] || apt-get purge -y -q -o DPkg::Lock::Timeout=300 "${any[@]}"
+}
+cleanup() {
+	if purge_all >>"$OUT/purge.log" 2>&1; then :; else
+		echo "check-package: purging on exit failed, see $OUT/purge.log" >&2
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The places a package, dpkg, DKMS or systemd's helper writes to: what is
+# new in them after the purge is left behind.
+WATCH=(/etc /lib/modprobe.d /lib/systemd /lib/udev /lib/modules /usr/sbin /usr/src
+       /usr/share/doc /usr/share/man /usr/share/bash-completion /var/lib/dkms
+       /var/lib/dpkg/info /var/lib/systemd)
+snapshot() {
+	find "${WATCH[@]}" -xdev 2>/dev/null | sort
+}
+
+mkdir -p "$OUT"
+rm -rf "$OUT/src" "$OUT"/*.deb "$OUT"/*.changes "$OUT"/*.buildinfo "$OUT"/*.log "$OUT"/vm-*/guest
+: >"$OUT/purge.log"
+
+ntests=$((9 + 2 * ${#kvers[@]}))
+ktap_plan $ntests
+
+# skip_rest WHY: the tests after a fatal failure, as skipped.
+skip_rest() {
+	while [ "$KTAP_N" -lt "$ntests" ]; do
+		KTAP_N=$((KTAP_N + 1))
+		echo "ok $KTAP_N # SKIP $1"
+	done
+	echo "# check-package: took $(($(date +%s) - T0)) s"
+	ktap_finish
+}
+
+# 1. build, from a copy of the worktree: dpkg-buildpackage writes to the
+# parent directory, which is build/package/.
+s=$(date +%s)
+mkdir -p "$OUT/src"
+tar -C "$SRC" --exclude=./build --exclude=./.git -cf - . | tar -C "$OUT/src" -xf - &&
+	(cd "$OUT/src" && dpkg-buildpackage -us -uc -b) >"$OUT/build.log" 2>&1
+rc=$?
+[ $rc -ne 0 ] && tail -n 25 "$OUT/build.log" | sed 's/^/# /'
+ver=$(dpkg-parsechangelog -l "$SRC/debian/changelog" -S Version)
+arch=$(dpkg --print-architecture)
+debs=("$OUT/gpuvirt-dkms_${ver}_all.deb" "$OUT/gpuvirt-tools_${ver}_${arch}.deb")
+changes=$OUT/gpuvirt_${ver}_${arch}.changes
+for f in "${debs[@]}" "$changes"; do
+	[ -e "$f" ] || { ktap_diag "missing: $f"; rc=1; }
+done
+ktap_result $rc "dpkg-buildpackage -us -uc -b ($(($(date +%s) - s)) s)"
+[ $rc -eq 0 ] || skip_rest "the packages did not build"
+for f in "$OUT"/*.deb; do
+	ktap_diag "$(basename "$f"): $(stat -c %s "$f") bytes, Installed-Size $(dpkg-deb -f "$f" Installed-Size) KiB"
+done
+
+# 2. lintian, with every tag shown down to pedantic and experimental ones
+# and the overrides; only errors and warnings fail.
+lintian --display-info --pedantic --display-experimental --show-overrides \
+	"$changes" >"$OUT/lintian.log" 2>&1
+lrc=$?
+grep -v '^running with root privileges' "$OUT/lintian.log" | sed 's/^/# lintian: /'
+! grep -qE '^[EW]: ' "$OUT/lintian.log" && [ $lrc -eq 0 ]
+ktap_result $? "lintian: no errors or warnings"
+
+# 3. install, the way a host does. Before it: the paths on the host, and
+# which of the packages' paths exist already (directories such as /etc).
+before=$OUT/files.before
+snapshot >"$before"
+for f in "${debs[@]}"; do
+	dpkg-deb --fsys-tarfile "$f" | tar -t
+done | sed -e 's|^\./$|/.|' -e 's|^\.||' -e 's|/$||' | sort -u |
+	while IFS= read -r f; do
+		if [ -e "$f" ] || [ -L "$f" ]; then echo "$f"; fi
+	done >"$OUT/existed-before"
+s=$(date +%s)
+apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 "${debs[@]}" >"$OUT/install.log" 2>&1
+rc=$?
+grep -E '^(Building|Done|Skipped|Module build|Error|E:)|dkms' "$OUT/install.log" | sed 's/^/# /'
+ktap_result $rc "apt-get install ./gpuvirt-dkms ./gpuvirt-tools ($(($(date +%s) - s)) s)"
+install_rc=$rc
+f=/var/lib/dkms/gpuvirt/$ver/build/make.log
+[ $rc -ne 0 ] && [ -e "$f" ] && tail -n 25 "$f" | sed 's/^/# make.log: /'
+
+ok=0
+# (dkms status runs readelf on the modules, which complains on stderr.)
+dkms status -m gpuvirt 2>/dev/null | sed 's/^/# dkms status: /'
+for k in "${kvers[@]}"; do
+	if ! dkms status -m gpuvirt -v "$ver" -k "$k" 2>/dev/null | grep -q ': installed$'; then
+		ktap_diag "gpuvirt/$ver is not installed for $k"
+		ok=1
+	fi
+done
+ktap_result $ok "dkms status: gpuvirt/$ver installed for ${kvers[*]}"
+
+# The installed unit as systemd reads it: its ExecStart is executable and
+# its Documentation= man page is installed. (Before=libvirtd.service may
+# name a unit this host lacks; that is allowed.)
+if command -v systemd-analyze >/dev/null; then
+	systemd-analyze verify "$UNIT" 2>&1 | sed 's/^/# systemd-analyze: /'
+	ktap_result "${PIPESTATUS[0]}" "systemd-analyze verify $UNIT"
+else
+	KTAP_N=$((KTAP_N + 1))
+	echo "ok $KTAP_N systemd-analyze verify $UNIT # SKIP no systemd-analyze"
+fi
+
+# 4. what the host's module tools make of the installed modules.
+# params_described KO: every parameter in .modinfo has a description.
+params_described() {
+	local ko=$1 tmp names n rc=0
+	tmp=$(mktemp)
+	case $ko in
+	*.xz) xz -dc "$ko" >"$tmp" ;;
+	*) cp "$ko" "$tmp" ;;
+	esac
+	objcopy -O binary --only-section=.modinfo "$tmp" "$tmp.mi"
+	names=$(tr '\0' '\n' <"$tmp.mi" | sed -n 's/^parmtype=\([^:]*\):.*/\1/p')
+	for n in $names; do
+		if ! tr '\0' '\n' <"$tmp.mi" | grep -qE "^parm=$n:.+"; then
+			ktap_diag "$(basename "$ko"): parameter $n has no MODULE_PARM_DESC"
+			rc=1
+		fi
+	done
+	tr '\0' '\n' <"$tmp.mi" | sed -n "s/^parm=/# $(basename "$ko") parm: /p"
+	rm -f "$tmp" "$tmp.mi"
+	return $rc
+}
+
+for k in "${kvers[@]}"; do
+	ok=0
+	for m in "${MODS[@]}"; do
+		f=$(modinfo -k "$k" -n "$m" 2>/dev/null)
+		case $f in
+		"/lib/modules/$k/updates/dkms/$m.ko"*) ;;
+		*) ktap_diag "$k: modinfo -n $m says '$f'"; ok=1; continue ;;
+		esac
+		vm=$(modinfo -k "$k" -F vermagic "$m" | cut -d' ' -f1)
+		[ "$vm" = "$k" ] || { ktap_diag "$k: $m has vermagic $vm"; ok=1; }
+		params_described "$f" || ok=1
+	done
+	deps=$(modprobe -S "$k" --show-depends gpuvirt_sim 2>&1)
+	echo "$deps" | sed "s/^/# $k: modprobe --show-depends gpuvirt_sim: /"
+	echo "$deps" | grep -q "/updates/dkms/gpuvirt\.ko" || ok=1
+	deps=$(modprobe -S "$k" --show-depends gpuvirt_vfio_pci 2>&1)
+	echo "$deps" | sed "s/^/# $k: modprobe --show-depends gpuvirt_vfio_pci: /"
+	echo "$deps" | grep -q "/vfio-pci-core\.ko" || ok=1
+	echo "$deps" | grep -q "/updates/dkms/gpuvirt_vfio_pci\.ko" || ok=1
+	ktap_result $ok "$k: modinfo and modprobe find the DKMS modules, parameters described, dependencies from modules.dep"
+done
+
+# 5. each kernel in a VM, with the packages as installed on this host.
+for k in "${kvers[@]}"; do
+	if [ $install_rc -ne 0 ]; then
+		KTAP_N=$((KTAP_N + 1))
+		echo "ok $KTAP_N vm-$k # SKIP the packages did not install"
+		continue
+	fi
+	s=$(date +%s)
+	"$SRC/selftests/vm-run.sh" -k "$k" -o "$OUT/vm-$k" -t 900 -T 600 \
+		--cmd 'scripts/check-package.sh --guest' >"$OUT/vm-$k.log" 2>&1
+	rc=$?
+	sed -n '/^\(TAP version\|1\.\.[0-9]\|ok \|not ok \|    \|#\)/p' "$OUT/vm-$k.log" | sed 's/^/    /'
+	grep '^vm-run:' "$OUT/vm-$k.log" | sed 's/^/# /'
+	ktap_result $rc "vm-$k: modprobe, the unit's ExecStart and gpuvirtctl against the installed packages ($(($(date +%s) - s)) s)"
+done
+
+# 6. purge, and look for anything left.
+listed=$OUT/dpkg-files
+for p in "${PKGS[@]}"; do
+	dpkg -L "$p"
+done | sort -u >"$listed"
+s=$(date +%s)
+apt-get purge -y -q -o DPkg::Lock::Timeout=300 "${PKGS[@]}" >>"$OUT/purge.log" 2>&1
+rc=$?
+for p in "${PKGS[@]}"; do
+	if installed "$p"; then
+		ktap_diag "$p is still known to dpkg: $(dpkg-query -W -f='${db:Status-Abbrev}' "$p")"
+		rc=1
+	fi
+done
+ktap_result $rc "apt-get purge gpuvirt-dkms gpuvirt-tools ($(($(date +%s) - s)) s)"
+
+left=$(find /lib/modules/*/updates -name 'gpuvirt*' 2>/dev/null)
+[ -n "$left" ] && ktap_diag "left under /lib/modules/*/updates:" "$left"
+[ -z "$left" ]
+ktap_result $? "no gpuvirt module left under /lib/modules/*/updates"
+
+ok=0
+st=$(dkms status -m gpuvirt 2>/dev/null)
+[ -n "$st" ] && { ktap_diag "dkms status: $st"; ok=1; }
+for d in /var/lib/dkms/gpuvirt /usr/src/gpuvirt-"$ver"; do
+	[ -e "$d" ] && { ktap_diag "left: $d"; ok=1; }
+done
+ktap_result $ok "DKMS knows no gpuvirt, and its source and build trees are gone"
+
+# What dpkg installed is gone, but for what existed before the install
+# (directories such as /etc or /usr/share/doc); and no path is new on the
+# host anywhere a package, DKMS or systemd's helper writes.
+ok=0
+while IFS= read -r f; do
+	[ -e "$f" ] || [ -L "$f" ] || continue
+	grep -qxF "$f" "$OUT/existed-before" && continue
+	ktap_diag "left, from dpkg -L: $f"
+	ok=1
+done <"$listed"
+ktap_diag "dpkg -L listed $(wc -l <"$listed") paths"
+snapshot >"$OUT/files.after"
+new=$(comm -13 "$before" "$OUT/files.after")
+if [ -n "$new" ]; then
+	ktap_diag "new since before the install:" "$new"
+	ok=1
+fi
+ktap_result $ok "nothing dpkg listed is left, and nothing new under ${WATCH[*]}"
+
+echo "# check-package: took $(($(date +%s) - T0)) s"
+ktap_finish
