@@ -5,7 +5,9 @@
 # apply a declarative file that creates a simulated H200 and slices it into
 # three H200-35C vGPUs, run work on all three at once through VFIO, compare
 # two scheduling policies on the same load, and show the state with
-# gpuvirtctl, sysfs and debugfs.
+# gpuvirtctl, sysfs and debugfs. Then a second H200 goes into MIG mode,
+# is cut into the balanced layout by the planner, and a MIG-backed vGPU
+# runs work on its own GPU instance.
 set -euo pipefail
 
 KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
@@ -110,6 +112,41 @@ policies_side_by_side() {
 	echo
 }
 
+
+# MIG: a second H200, cut into GPU instances; a MIG-backed vGPU runs work
+# on its GI, and only that GI's engines and VRAM range are touched.
+mig_demo() {
+	local mu=5a3c0001-0000-4000-8000-0000000000c1 gi dir
+	local eng=/sys/kernel/debug/gpuvirt_sim/sim1/engine
+
+	echo "== MIG: a second H200 in MIG mode, in the balanced layout =="
+	run sh -c 'echo "1 h200-141gb" > /sys/bus/gpuvirt_sim/new_device'
+	run "$CTL" mig profiles gpu 1
+	run "$CTL" mig plan gpu 1 3g.71gb 2g.35gb 1g.18gbx2
+	run "$CTL" mig apply gpu 1 3g.71gb 2g.35gb 1g.18gbx2
+	run "$CTL" mig show gpu 1
+	run ls /sys/class/mdev_bus/
+	# the GI of the 3g profile, wherever the planner put it
+	for dir in /sys/class/mdev_bus/sim1-gi*; do
+		[ "$(cat "$dir/profile")" = 3g.71gb ] && gi=${dir##*-gi}
+	done
+	run "$CTL" vgpu add gpu 1 type H200-3-71C gi "$gi" uuid "$mu"
+	run cat "/sys/kernel/debug/gpuvirt/gpus/sim1/gis/$gi/info"
+	echo "\$ vgpu_load $mu --seconds 2    # COMPUTE work on the GI, every result checked"
+	"$LOAD" "$mu" --seconds 2 --compute-us 2000
+	echo
+	echo "# the simulated GPU's engines: only the GI's ($(cat /sys/class/mdev_bus/sim1-gi$gi/engines)) ran"
+	run grep '^engine' "$eng"
+	run cat "/sys/kernel/debug/gpuvirt/gpus/sim1/gis/$gi/sched"
+	echo "# the backed VRAM lies in the GI's range ($(cat /sys/class/mdev_bus/sim1-gi$gi/vram_offset) + $(cat /sys/class/mdev_bus/sim1-gi$gi/vram_size))"
+	run grep backed /sys/kernel/debug/gpuvirt_sim/sim1/vram
+	echo "# a GI with a vGPU cannot go, nor can MIG mode:"
+	run "$CTL" mig destroy gpu 1 gi "$gi" || true
+	run "$CTL" mig mode gpu 1 off || true
+	run "$CTL" vgpu del uuid "$mu"
+	run sh -c 'echo 1 > /sys/bus/gpuvirt_sim/del_device'
+}
+
 echo "== gpuvirt demo on $(uname -r) =="
 run modprobe -a mdev vfio_iommu_type1 vfio_pci_core
 run insmod "$KO/kernel/core/gpuvirt.ko"
@@ -175,5 +212,6 @@ done
 run cat "$T/available_instances"
 run cat /sys/kernel/debug/gpuvirt_sim/sim0/vram
 run sh -c 'echo 0 > /sys/bus/gpuvirt_sim/del_device'
+mig_demo
 run rmmod gpuvirt_vfio_pci gpuvirt_sim gpuvirt
 echo "== demo done =="

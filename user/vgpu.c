@@ -3,8 +3,8 @@
  * The vgpu object: vGPUs, the mdev devices of a type.
  *
  *	gpuvirtctl vgpu show [ uuid UUID | gpu ID ]
- *	gpuvirtctl vgpu add gpu ID type NAME [ uuid UUID ] [ weight W ]
- *			    [ min PCT ] [ max PCT ]
+ *	gpuvirtctl vgpu add gpu ID type NAME [ gi GI ] [ uuid UUID ]
+ *			    [ weight W ] [ min PCT ] [ max PCT ]
  *	gpuvirtctl vgpu set uuid UUID [ weight W ] [ min PCT ] [ max PCT ]
  *	gpuvirtctl vgpu del uuid UUID
  *
@@ -12,6 +12,7 @@
  * go through sysfs (sysfs.c); everything else, and every check that the
  * kernel can answer with a message, goes through netlink. "add" is all or
  * nothing: a vGPU whose parameters the kernel refuses is removed again.
+ * In MIG mode "gi" picks the GPU instance whose MIG-backed type it is.
  */
 #include <errno.h>
 #include <string.h>
@@ -37,6 +38,7 @@ static const char *const vgpu_attr_names[GPUVIRT_A_VGPU_MAX + 1] = {
 	[GPUVIRT_A_VGPU_CTX]		= "ctx",
 	[GPUVIRT_A_VGPU_STATS]		= "stats",
 	[GPUVIRT_A_VGPU_PAD]		= "pad",
+	[GPUVIRT_A_VGPU_GI_ID]		= "gi",
 };
 
 static const struct nl_attr_names vgpu_names = {
@@ -48,6 +50,7 @@ static const struct nl_attr_names vgpu_names = {
 static const char *const add_type_attr_names[GPUVIRT_A_TYPE_MAX + 1] = {
 	[GPUVIRT_A_TYPE_GPU_ID]	= "gpu",
 	[GPUVIRT_A_TYPE_NAME]	= "type",
+	[GPUVIRT_A_TYPE_GI_ID]	= "gi",
 };
 
 static const struct nl_attr_names add_type_names = {
@@ -67,6 +70,7 @@ static const uint8_t vgpu_policy[GPUVIRT_A_VGPU_MAX + 1] = {
 	[GPUVIRT_A_VGPU_OPEN]		= MNL_TYPE_U8,
 	[GPUVIRT_A_VGPU_CTX]		= MNL_TYPE_U32,
 	[GPUVIRT_A_VGPU_STATS]		= MNL_TYPE_NESTED,
+	[GPUVIRT_A_VGPU_GI_ID]		= MNL_TYPE_U32,
 };
 
 static const uint8_t stats_policy[GPUVIRT_A_VGPU_STATS_MAX + 1] = {
@@ -154,6 +158,8 @@ int vgpu_print(const struct nlmsghdr *nlh)
 	if (tb[GPUVIRT_A_VGPU_CTX])
 		pr_uint("ctx", NULL,
 			mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_CTX]));
+	if (tb[GPUVIRT_A_VGPU_GI_ID])
+		pr_uint("gi", NULL, mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_GI_ID]));
 	if (tb[GPUVIRT_A_VGPU_STATS] && stats_print(tb[GPUVIRT_A_VGPU_STATS]))
 		goto err_malformed;
 	return 0;
@@ -262,7 +268,7 @@ static int vgpu_params_set(struct ctx *ctx, const char *uuid,
 
 enum {
 	VGPU_ADD_GPU, VGPU_ADD_TYPE, VGPU_ADD_UUID, VGPU_ADD_WEIGHT,
-	VGPU_ADD_MIN, VGPU_ADD_MAX,
+	VGPU_ADD_MIN, VGPU_ADD_MAX, VGPU_ADD_GI,
 };
 
 struct vgpu_add_opts {
@@ -270,6 +276,7 @@ struct vgpu_add_opts {
 	const char *type;
 	char uuid[UNITS_UUID_LEN];
 	uint32_t weight, min, max;
+	uint32_t gi;
 };
 
 static const struct arg_spec vgpu_add_args[] = {
@@ -290,6 +297,10 @@ static const struct arg_spec vgpu_add_args[] = {
 	[VGPU_ADD_WEIGHT] = VGPU_WEIGHT_SPEC(struct vgpu_add_opts, 0),
 	[VGPU_ADD_MIN] = VGPU_MIN_SPEC(struct vgpu_add_opts, 0),
 	[VGPU_ADD_MAX] = VGPU_MAX_SPEC(struct vgpu_add_opts, 0),
+	[VGPU_ADD_GI] = {
+		.keyword = "gi", .type = ARG_U32, .meta = "GI",
+		.offset = offsetof(struct vgpu_add_opts, gi),
+	},
 	{ .keyword = NULL }
 };
 
@@ -328,6 +339,8 @@ static int vgpu_add(struct ctx *ctx, const void *o, uint64_t given)
 	nlh = nl_msg_start(ctx->nl, GPUVIRT_CMD_TYPE_GET, 0);
 	mnl_attr_put_u32(nlh, GPUVIRT_A_TYPE_GPU_ID, opts->gpu);
 	mnl_attr_put_strz(nlh, GPUVIRT_A_TYPE_NAME, opts->type);
+	if (given & ARG_BIT(VGPU_ADD_GI))
+		mnl_attr_put_u32(nlh, GPUVIRT_A_TYPE_GI_ID, opts->gi);
 	if (nl_exchange(ctx->nl, NULL, NULL)) {
 		nl_perror(ctx->nl, &add_type_names);
 		return EXIT_RUNTIME;
@@ -335,6 +348,12 @@ static int vgpu_add(struct ctx *ctx, const void *o, uint64_t given)
 	ret = gpu_name(ctx, opts->gpu, gpu, sizeof(gpu));
 	if (ret)
 		return ret;
+	/* a MIG-backed type is offered by its GI's device, "<gpu>-gi<N>" */
+	if (given & ARG_BIT(VGPU_ADD_GI)) {
+		size_t n = strlen(gpu);
+
+		snprintf(gpu + n, sizeof(gpu) - n, "-gi%u", opts->gi);
+	}
 
 	err = sysfs_mdev_type_dir(gpu, opts->type, dir, sizeof(dir));
 	if (err == -ENOENT) {

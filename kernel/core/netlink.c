@@ -367,6 +367,14 @@ int gpuvirt_nl_type_get_doit(struct sk_buff *skb, struct genl_info *info)
 		goto err_unlock;
 	}
 	gi = gpuvirt_nl_gi_id(info->attrs[GPUVIRT_A_TYPE_GI_ID]);
+	if (gi >= 0 && (gi >= GPUVIRT_MIG_GIS_MAX ||
+			!gpuvirt_gpu_mp(gpu, gi + 1))) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[GPUVIRT_A_TYPE_GI_ID],
+				    "the GPU has no GI with this id");
+		err = -ENOENT;
+		goto err_unlock;
+	}
 	for (m = 0; m < GPUVIRT_GPU_MPS && !type; m++) {
 		mp = gpuvirt_gpu_mp(gpu, m);
 		if (!mp || (gi >= 0 && (!mp->gi || mp->gi->id != gi)))

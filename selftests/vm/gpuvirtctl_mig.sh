@@ -262,14 +262,19 @@ ktap_result $? "mig destroy: a GI goes from debugfs and sysfs; a missing one is 
 # --- plans around a busy GI ---------------------------------------------------------
 
 # 10
-echo "$U1" >"$MDEV_BUS"/sim0-gi0/mdev_supported_types/*/create &&
+# a MIG-backed vGPU through "vgpu add ... gi N"; a GI without it is named
+run vgpu add gpu 0 type H200-3-71C gi 5 uuid "$U1"
+[ $rc -ne 0 ] && has "$T/err" "no GI with this id" && [ ! -e "/sys/bus/mdev/devices/$U1" ] &&
+	run vgpu add gpu 0 type H200-3-71C gi 0 uuid "$U1" && [ $rc -eq 0 ] &&
+	[ -e "$MDEV_BUS/sim0-gi0/mdev_supported_types/gpuvirt_gi-H200-3-71C/devices/$U1" ] &&
+	run vgpu show uuid "$U1" && has "$T/out" "gi 0" &&
 	debugfs_is "$CORE/sim0/gis/0/info" vgpus 1 &&
 	run mig plan gpu 0 3g.71gb 2g.35gb 1g.18gb && [ $rc -eq 0 ] && is "$T/out" \
 	"- gi 1 profile 1g.35gb placement 4:2" \
 	"+ gi 1 profile 2g.35gb placement 4:2" \
 	"+ gi 2 profile 1g.18gb placement 6:1" \
 	"= gi 0 profile 3g.71gb placement 0:4 busy true" && gis_are 0 0 1
-ktap_result $? "mig plan keeps the GI with a vGPU in place and replaces an idle one"
+ktap_result $? "vgpu add gi: a MIG-backed vGPU; mig plan keeps its GI in place and replaces an idle one"
 
 # 11
 run mig plan gpu 0 3g.71gb 2g.35gb 1g.18gbx2
