@@ -262,24 +262,13 @@ static int vgpu_remove(int i)
 	return gv_exists(path) ? gv_write(path, "1") : 0;
 }
 
-static void load_path(char *buf, size_t len)
-{
-	char exe[PATH_MAX - 16];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	exe[n > 0 ? n : 0] = '\0';
-	if (strrchr(exe, '/'))
-		*strrchr(exe, '/') = '\0';
-	snprintf(buf, len, "%s/vgpu_load", exe);
-}
-
 /* vgpu_load on vGPU i, for @seconds (0: until killed); its pid. */
 static pid_t load_start(int i, const char *seconds)
 {
 	char bin[PATH_MAX], uuid[40];
 	pid_t pid;
 
-	load_path(bin, sizeof(bin));
+	vgpu_load_path(bin, sizeof(bin));
 	uuid_of(i, uuid, sizeof(uuid));
 	fflush(NULL);
 	pid = fork();

@@ -275,17 +275,6 @@ static int hold_open(FIXTURE_DATA(sched) *self, int i)
 
 /* ---- loads ---- */
 
-static void load_path(char *buf, size_t len)
-{
-	char exe[PATH_MAX - 16];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	exe[n > 0 ? n : 0] = '\0';
-	if (strrchr(exe, '/'))
-		*strrchr(exe, '/') = '\0';
-	snprintf(buf, len, "%s/vgpu_load", exe);
-}
-
 static void tmp_file(FIXTURE_DATA(sched) *self, int i, const char *what,
 		     char *buf, size_t len)
 {
@@ -301,7 +290,7 @@ static int load_start(FIXTURE_DATA(sched) *self, int i, unsigned int compute_us)
 	char bin[PATH_MAX], cus[16], report[128], ready[128];
 	pid_t pid;
 
-	load_path(bin, sizeof(bin));
+	vgpu_load_path(bin, sizeof(bin));
 	snprintf(cus, sizeof(cus), "%u", compute_us);
 	tmp_file(self, i, "report", report, sizeof(report));
 	tmp_file(self, i, "ready", ready, sizeof(ready));

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/gpuvirt_vgpu.h>
 #include <linux/vfio.h>
 #include <stdint.h>
@@ -173,6 +174,18 @@ static inline int vgpu_ring_idle(struct vgpu_ring *r, int ms)
 		usleep(10000);
 	}
 	return -ETIMEDOUT;
+}
+
+/* The vgpu_load program, which is built next to the test running. */
+static inline void vgpu_load_path(char *buf, size_t len)
+{
+	char exe[PATH_MAX - 16];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = '\0';
+	if (strrchr(exe, '/'))
+		*strrchr(exe, '/') = '\0';
+	snprintf(buf, len, "%s/vgpu_load", exe);
 }
 
 #endif /* GPUVIRT_VGPU_CLIENT_H */
