@@ -21,15 +21,22 @@
  *	~ weight, min-pct, max-pct of vGPUs, those	vgpu-set
  *	  that lower their minimum first
  *	+ missing vGPUs					mdev create, vgpu-set
+ *	then passthrough (pt.c):
+ *	- assignments it does not list (--prune only)	pt release
+ *	  per device of "passthrough" not assigned as it says:
+ *	- its group's assignment, if another one	pt release
+ *	+ its group to the driver			pt assign
  *
  * so that capacity and the minimums' 100 % are freed before they are used.
  * What the plan cannot do is a conflict, refused before anything changes:
  * a GPU that does not exist, a vGPU of another type or on another GPU than
  * the file says, a type the GPU does not offer, a mode change with vGPUs
  * left, a MIG layout that the planner (mig.h) cannot reach without moving
- * a GI that has a vGPU. "apply" prints the plan and runs it step by step; when a step
- * fails, the steps done are undone in reverse order, so that nothing is
- * left half-applied. "assert" prints the plan as the list of differences.
+ * a GI that has a vGPU, a device whose group pt_check() refuses or whose
+ * driver is not loaded, two devices of one IOMMU group. "apply" prints the
+ * plan and runs it step by step; when a step fails, the steps done are
+ * undone in reverse order, so that nothing is left half-applied. "assert"
+ * prints the plan as the list of differences.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +54,7 @@
 #include "mig.h"
 #include "nl.h"
 #include "print.h"
+#include "pt.h"
 #include "sysfs.h"
 
 #define SIM_BUS		"/sys/bus/gpuvirt_sim"
@@ -303,6 +311,8 @@ enum step_kind {
 	STEP_SCHED,
 	STEP_VGPU_SET,
 	STEP_VGPU_ADD,
+	STEP_PT_DEL,
+	STEP_PT_ADD,
 };
 
 /* What a step sets, of struct vals. */
@@ -333,6 +343,11 @@ struct step {
 	uint32_t gi;				/* and the GI steps */
 	char profile[GPUVIRT_MIG_NAME_MAX];	/* GI steps */
 	uint32_t start, slots;
+	struct step_pt {			/* STEP_PT_* */
+		char device[PT_BDF_LEN];
+		char driver[PT_NAME_LEN];
+		bool force, only, persistent;
+	} pt;
 };
 
 struct plan {
@@ -946,6 +961,218 @@ static void plan_vgpu_adds(struct planner *p, const struct config_gpu *gpu,
 	}
 }
 
+/* Passthrough --------------------------------------------------------------- */
+
+static const char *pt_root(const struct ctx *ctx)
+{
+	return ctx->sysfs_root ? ctx->sysfs_root : "";
+}
+
+static const char *pt_driver_name(uint32_t driver)
+{
+	return driver == CONFIG_PT_VFIO_PCI ? PT_DRV_VFIO_PCI : PT_DRV_GPUVIRT;
+}
+
+static struct step *pt_step(struct planner *p, enum step_kind kind,
+			    const char *device, const char *driver)
+{
+	struct step *s = plan_step(p->pl, kind, 0);
+
+	if (!s)
+		return NULL;
+	snprintf(s->pt.device, sizeof(s->pt.device), "%s", device);
+	snprintf(s->pt.driver, sizeof(s->pt.driver), "%s", driver);
+	return s;
+}
+
+/* Release @st: what "pt assign" did, undone by assigning it again. */
+static void pt_release_step(struct planner *p, const struct pt_state *st,
+			    bool only)
+{
+	struct step *s = pt_step(p, STEP_PT_DEL, st->device, st->driver);
+
+	if (!s)
+		return;
+	s->pt.force = true;	/* it was assigned: the undo may not refuse */
+	s->pt.only = only;
+	s->pt.persistent = st->persistent;
+}
+
+/* Does @e name @st's device or one of its members? */
+static bool pt_covers(const struct config_pt *e, const struct pt_state *st)
+{
+	unsigned int i;
+
+	if (!strcmp(e->device, st->device))
+		return true;
+	for (i = 0; i < st->n; i++)
+		if (!strcmp(e->device, st->m[i].bdf))
+			return true;
+	return false;
+}
+
+/* --prune: the assignments on record that no entry of the file covers. */
+static void plan_pt_prune(struct planner *p)
+{
+	struct pt_state *all;
+	size_t n, i, j;
+	int err;
+
+	err = pt_state_list(&all, &n);
+	if (err) {
+		conflict(p->pl, p->file, 1,
+			 "cannot read the passthrough state files: %s",
+			 strerror(-err));
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < p->cfg->n_pts; j++)
+			if (pt_covers(&p->cfg->pts[j], &all[i]))
+				break;
+		if (j == p->cfg->n_pts)
+			pt_release_step(p, &all[i], false);
+	}
+	free(all);
+}
+
+/*
+ * Is the group of @r assigned as @e says? Its state file @st names the
+ * driver and persistence, every member that moves and every member on
+ * record is bound to the driver, and a persistent one has its udev rule.
+ */
+static bool pt_in_place(struct planner *p, const struct config_pt *e,
+			const struct pt_report *r, const struct pt_state *st)
+{
+	const char *drv = pt_driver_name(e->driver);
+	unsigned int idx[PT_MAX_MEMBERS], n, i;
+	char cur[PT_NAME_LEN];
+
+	if (strcmp(st->driver, drv) || st->persistent != e->persistent)
+		return false;
+	n = pt_moving(r, false, idx);
+	for (i = 0; i < n; i++)
+		if (strcmp(r->members[idx[i]].driver, drv))
+			return false;
+	for (i = 0; i < st->n; i++) {
+		pt_driver_of(pt_root(p->ctx), st->m[i].bdf, cur, sizeof(cur));
+		if (strcmp(cur, drv))
+			return false;
+	}
+	return !e->persistent || pt_rule_exists(st->device);
+}
+
+/* Why pt_check() refuses @r, as one line. */
+static void pt_refusal(const struct pt_report *r, char *buf, size_t len)
+{
+	size_t used = 0;
+	unsigned int i;
+	int n;
+
+	buf[0] = '\0';
+	for (i = 0; i < r->n_reasons && used < len; i++) {
+		if (r->reasons[i].level == PT_LEVEL_NOTE)
+			continue;
+		n = snprintf(buf + used, len - used, "%s%s: %s",
+			     used ? "; " : "", pt_level_name(r->reasons[i].level),
+			     r->reasons[i].text);
+		if (n > 0)
+			used += (size_t)n;
+	}
+}
+
+/* Where each entry's IOMMU group is, to refuse two entries in one. */
+struct pt_seen {
+	int group;
+	const struct config_pt *e;
+};
+
+static void plan_pt_entry(struct planner *p, const struct config_pt *e,
+			  struct pt_report *r, struct pt_seen *seen,
+			  size_t n_seen)
+{
+	struct pt_request req = { .force = e->force };
+	const char *drv = pt_driver_name(e->driver);
+	const char *root = pt_root(p->ctx);
+	unsigned int idx[PT_MAX_MEMBERS], n;
+	char err[PATH_MAX + 128], path[PATH_MAX];
+	struct pt_state old;
+	struct step *s;
+	bool has_old;
+	size_t i;
+
+	seen[n_seen].group = -1;
+	seen[n_seen].e = e;
+	if (pt_check(root, e->device, &req, r, err, sizeof(err))) {
+		conflict(p->pl, p->file, e->line, "%s", err);
+		return;
+	}
+	seen[n_seen].group = r->group;
+	for (i = 0; i < n_seen && r->group >= 0; i++)
+		if (seen[i].group == r->group) {
+			conflict(p->pl, p->file, e->line,
+				 "%s is in IOMMU group %d with %s (line %u): a group is assigned as a whole, list one of its devices",
+				 e->device, r->group, seen[i].e->device,
+				 seen[i].e->line);
+			return;
+		}
+	n = pt_moving(r, false, idx);
+	has_old = !pt_state_lookup(e->device, &old, path, sizeof(path));
+	if (has_old && pt_in_place(p, e, r, &old))
+		return;
+	if (!r->assignable) {
+		char why[400];
+
+		pt_refusal(r, why, sizeof(why));
+		conflict(p->pl, p->file, e->line, "refusing %s: %s%s", e->device,
+			 why, e->force ? "" :
+			 " (\"force: true\" accepts the reasons marked force)");
+		return;
+	}
+	if (!n) {
+		conflict(p->pl, p->file, e->line,
+			 "refusing %s: no endpoint to move", e->device);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/drivers/%s", root, drv);
+	if (access(path, F_OK)) {
+		conflict(p->pl, p->file, e->line,
+			 "refusing %s: driver %s is not loaded (no %s): modprobe %s first",
+			 e->device, drv, path, drv);
+		return;
+	}
+	/* Another driver, persistence or a member gone astray: redo it. */
+	if (has_old)
+		pt_release_step(p, &old, old.n == 1 && n > 1);
+	s = pt_step(p, STEP_PT_ADD, e->device, drv);
+	if (!s)
+		return;
+	s->pt.force = e->force;
+	s->pt.persistent = e->persistent;
+}
+
+static void plan_pt(struct planner *p)
+{
+	struct pt_seen *seen;
+	struct pt_report *r;
+
+	if (p->prune)
+		plan_pt_prune(p);
+	if (!p->cfg->n_pts)
+		return;
+	r = calloc(1, sizeof(*r));
+	seen = calloc(p->cfg->n_pts, sizeof(*seen));
+	if (!r || !seen) {
+		p->pl->oom = true;
+	} else {
+		size_t i;
+
+		for (i = 0; i < p->cfg->n_pts; i++)
+			plan_pt_entry(p, &p->cfg->pts[i], r, seen, i);
+	}
+	free(seen);
+	free(r);
+}
+
 static void plan_build(struct planner *p)
 {
 	struct mig_after ma;
@@ -968,6 +1195,7 @@ static void plan_build(struct planner *p)
 		plan_vgpu_sets(p, gpu);
 		plan_vgpu_adds(p, gpu, g, &ma);
 	}
+	plan_pt(p);
 }
 
 /* Printing the plan ---------------------------------------------------------- */
@@ -1164,6 +1392,28 @@ static void step_print(const struct step *s)
 		pr_vals(s->mask, &s->want);
 		pr_close_object();
 		break;
+	case STEP_PT_DEL:
+	case STEP_PT_ADD:
+		if (s->kind == STEP_PT_DEL)
+			pr_action("-", "del");
+		else
+			pr_action("+", "add");
+		pr_open_object("pt");
+		pr_text("pt");
+		pr_string("device", "", s->pt.device);
+		pr_string("driver", NULL, s->pt.driver);
+		if (pr_is_json()) {
+			if (s->kind == STEP_PT_ADD)
+				pr_bool("force", NULL, s->pt.force);
+			pr_bool("persistent", NULL, s->pt.persistent);
+		} else {
+			if (s->kind == STEP_PT_ADD && s->pt.force)
+				pr_text("force");
+			if (s->pt.persistent)
+				pr_text("persistent");
+		}
+		pr_close_object();
+		break;
 	}
 	pr_close_object();
 	pr_eol();
@@ -1228,6 +1478,14 @@ static void step_name(const struct step *s, char *buf, size_t len)
 	case STEP_VGPU_ADD:
 		snprintf(buf, len, "+ vgpu %s type %s on gpu %u", s->uuid,
 			 s->type, s->gpu);
+		break;
+	case STEP_PT_DEL:
+		snprintf(buf, len, "- pt %s driver %s", s->pt.device,
+			 s->pt.driver);
+		break;
+	case STEP_PT_ADD:
+		snprintf(buf, len, "+ pt %s driver %s", s->pt.device,
+			 s->pt.driver);
 		break;
 	}
 }
@@ -1398,6 +1656,46 @@ static int gi_readd(struct ctx *ctx, const struct step *s)
 	return mig_gi_new(ctx, s->gpu, s->profile, s->start, &id);
 }
 
+/*
+ * Assign the group of step @s as "pt assign" does, all or nothing; the
+ * undo of a release passes @fail_at 0, as the rollback must not fail.
+ */
+static int pt_do_assign(struct ctx *ctx, const struct step *s,
+			unsigned long fail_at)
+{
+	struct pt_assign_req req = {
+		.bdf = s->pt.device, .driver = s->pt.driver,
+		.force = s->pt.force, .only = s->pt.only,
+		.persistent = s->pt.persistent, .fail_at = fail_at,
+	};
+	struct pt_paths *paths = malloc(sizeof(*paths));
+	struct pt_state *st = malloc(sizeof(*st));
+	int ret = -1;
+
+	if (paths && st)
+		ret = pt_assign(pt_root(ctx), &req, st, paths);
+	else
+		err_print("%s", strerror(ENOMEM));
+	free(st);
+	free(paths);
+	return ret < 0 ? -1 : 0;
+}
+
+static int pt_do_release(struct ctx *ctx, const struct step *s)
+{
+	struct pt_paths *paths = malloc(sizeof(*paths));
+	struct pt_state *st = malloc(sizeof(*st));
+	int ret = -1;
+
+	if (paths && st)
+		ret = pt_release(pt_root(ctx), s->pt.device, st, paths);
+	else
+		err_print("%s", strerror(ENOMEM));
+	free(st);
+	free(paths);
+	return ret;
+}
+
 static int step_do(struct ctx *ctx, const struct step *s)
 {
 	switch (s->kind) {
@@ -1419,6 +1717,10 @@ static int step_do(struct ctx *ctx, const struct step *s)
 		return vgpu_set(ctx, s->uuid, s->mask, &s->want);
 	case STEP_VGPU_ADD:
 		return vgpu_create(ctx, s, s->mask, &s->want);
+	case STEP_PT_DEL:
+		return pt_do_release(ctx, s);
+	case STEP_PT_ADD:
+		return pt_do_assign(ctx, s, pt_fail_at());
 	}
 	return -1;
 }
@@ -1446,6 +1748,11 @@ static int step_undo(struct ctx *ctx, const struct step *s)
 		return vgpu_set(ctx, s->uuid, s->mask, &s->old);
 	case STEP_VGPU_ADD:
 		return vgpu_remove(s->uuid);
+	case STEP_PT_DEL:
+		/* Back to the driver it had, udev rule and all. */
+		return pt_do_assign(ctx, s, 0);
+	case STEP_PT_ADD:
+		return pt_do_release(ctx, s);
 	}
 	return -1;
 }

@@ -13,6 +13,7 @@
  * that "type: 35" or "type: yes" is a number or a boolean where a name is
  * expected, and "weight: '100'" a string where a number is.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,6 +37,12 @@ const struct arg_enum config_sched_policies[] = {
 	{ "equal-share",	GPUVIRT_SCHED_POLICY_EQUAL_SHARE },
 	{ "fixed-share",	GPUVIRT_SCHED_POLICY_FIXED_SHARE },
 	{ "weighted",		GPUVIRT_SCHED_POLICY_WEIGHTED },
+	{ .name = NULL }
+};
+
+const struct arg_enum config_pt_drivers[] = {
+	{ "gpuvirt_vfio_pci",	CONFIG_PT_GPUVIRT },
+	{ "vfio-pci",		CONFIG_PT_VFIO_PCI },
 	{ .name = NULL }
 };
 
@@ -254,6 +261,7 @@ enum field_kind {
 	F_MODEL,	/* char[CONFIG_NAME_MAX + 1]: a-z 0-9 - . */
 	F_TYPE,		/* char[CONFIG_NAME_MAX + 1]: A-Z a-z 0-9 - _ . */
 	F_UUID,		/* char[UNITS_UUID_LEN] */
+	F_BDF,		/* char[CONFIG_BDF_LEN]: a PCI address */
 	F_ENUM,		/* uint32_t, one of enums */
 	F_BOOL,		/* bool: YAML 1.1 true/false, yes/no, on/off */
 	F_LIST,		/* a list, each item handed to sub() */
@@ -432,6 +440,56 @@ static int parse_uuid(struct parser *p, const yaml_node_t *n,
 	return 0;
 }
 
+/* @n hex digits at @s, then @end; their value in @val. */
+static bool hex_digits(const char *s, size_t n, char end, unsigned long *val)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	if (s[n] != end)
+		return false;
+	*val = strtoul(s, NULL, 16);
+	return true;
+}
+
+/*
+ * A PCI address, "DDDD:BB:DD.F" or "BB:DD.F" (domain 0), in the canonical
+ * lower-case form. Unquoted, YAML 1.1 reads "0000:01:00.0" as a base 60
+ * number: quoted or not, take the text, as for UUIDs.
+ */
+static int parse_bdf(struct parser *p, const yaml_node_t *n,
+		     const struct field *f, char *dst)
+{
+	static const char what[] =
+		"a PCI address DDDD:BB:DD.F (as 0000:01:00.0; device 00 to 1f, function 0 to 7)";
+	unsigned long dom = 0, bus, dev, fn;
+	const char *s, *t;
+
+	if (n->type != YAML_SCALAR_NODE)
+		return expect_failed(p, n, f->key, what);
+	s = scalar_text(p, n, f->key);
+	if (!s)
+		return -1;
+	t = s;
+	if (strlen(s) == CONFIG_BDF_LEN - 1) {
+		if (!hex_digits(s, 4, ':', &dom))
+			goto bad;
+		t += 5;
+	}
+	if (!hex_digits(t, 2, ':', &bus) || !hex_digits(t + 3, 2, '.', &dev) ||
+	    dev > 0x1f || t[6] < '0' || t[6] > '7' || t[7])
+		goto bad;
+	fn = (unsigned long)(t[6] - '0');
+	snprintf(dst, CONFIG_BDF_LEN, "%04lx:%02lx:%02lx.%lu", dom, bus, dev,
+		 fn);
+	return 0;
+
+bad:
+	return perr(p, n, "\"%s\" expects %s, got \"%s\"", f->key, what, s);
+}
+
 static int parse_bool(struct parser *p, const yaml_node_t *n,
 		      const struct field *f, void *dst)
 {
@@ -485,6 +543,8 @@ static int parse_value(struct parser *p, const yaml_node_t *n,
 		return parse_name(p, n, f, dst);
 	case F_UUID:
 		return parse_uuid(p, n, f, dst);
+	case F_BDF:
+		return parse_bdf(p, n, f, dst);
 	case F_ENUM:
 		return parse_enum(p, n, f, dst);
 	case F_BOOL:
@@ -874,12 +934,55 @@ static int parse_gpu(struct parser *p, const yaml_node_t *n, size_t index,
 	return check_gpu(p, gpu);
 }
 
+/* passthrough --------------------------------------------------------------- */
+
+enum { PT_DEVICE, PT_DRIVER, PT_FORCE, PT_PERSISTENT };
+
+static const struct field pt_fields[] = {
+	[PT_DEVICE] = { "device", F_BDF, offsetof(struct config_pt, device),
+			FLD_REQUIRED },
+	[PT_DRIVER] = { "driver", F_ENUM, offsetof(struct config_pt, driver),
+			.enums = config_pt_drivers },
+	[PT_FORCE] = { "force", F_BOOL, offsetof(struct config_pt, force) },
+	[PT_PERSISTENT] = { "persistent", F_BOOL,
+			    offsetof(struct config_pt, persistent) },
+	{ .key = NULL }
+};
+
+static int parse_pt(struct parser *p, const yaml_node_t *n, size_t index,
+		    void *obj)
+{
+	const yaml_node_t *seen[MAX_FIELDS];
+	struct config *cfg = obj;
+	struct config_pt *pt, *other;
+
+	(void)index;
+	pt = grow(cfg->pts, cfg->n_pts, sizeof(*pt));
+	if (!pt)
+		return perr(p, n, "out of memory");
+	cfg->pts = pt;
+	pt += cfg->n_pts;
+	pt->line = node_line(n);
+	pt->column = node_col(n);
+	if (parse_map(p, n, "a passthrough device", pt_fields, pt, seen))
+		return -1;
+	for (other = cfg->pts; other < pt; other++)
+		if (!strcmp(other->device, pt->device))
+			return perr(p, seen[PT_DEVICE],
+				    "device %s is listed twice (first on line %u)",
+				    pt->device, other->line);
+	cfg->n_pts++;
+	return 0;
+}
+
 /* The document -------------------------------------------------------------- */
 
 static const struct field top_fields[] = {
 	{ "simulated-gpus", F_LIST, .max_items = CONFIG_MAX_SIMS,
 	  .sub = parse_sim },
 	{ "gpus", F_LIST, .max_items = CONFIG_MAX_GPUS, .sub = parse_gpu },
+	{ "passthrough", F_LIST, .max_items = CONFIG_MAX_PTS,
+	  .sub = parse_pt },
 	{ .key = NULL }
 };
 
@@ -909,6 +1012,7 @@ void config_free(struct config *cfg)
 		free(cfg->gpus[i].vgpus);
 	free(cfg->gpus);
 	free(cfg->sims);
+	free(cfg->pts);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -998,6 +1102,17 @@ const struct config_vgpu *config_find_vgpu(const struct config_gpu *gpu,
 	for (i = 0; i < gpu->n_vgpus; i++)
 		if (!strcmp(gpu->vgpus[i].uuid, uuid))
 			return &gpu->vgpus[i];
+	return NULL;
+}
+
+const struct config_pt *config_find_pt(const struct config *cfg,
+				       const char *device)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_pts; i++)
+		if (!strcmp(cfg->pts[i].device, device))
+			return &cfg->pts[i];
 	return NULL;
 }
 

@@ -26,9 +26,14 @@
  *	      - uuid: 5a3c0001-0000-4000-8000-000000000011
  *	        type: H200-3-71C	# a MIG-backed type: on a GI
  *	        gi: 0			# optional: the GI, by id
+ *	passthrough:
+ *	  - device: 0000:01:00.0	# a PCI address; its IOMMU group moves
+ *	    driver: gpuvirt_vfio_pci	# or vfio-pci
+ *	    force: false		# accept the reasons marked force
+ *	    persistent: false		# a udev rule claims it at boot
  *
- * Everything but the ids, models, UUIDs and types is optional, and what is
- * left out is left as it is. Values are checked against the ranges the
+ * Everything but the ids, models, UUIDs, types and devices is optional, and
+ * what is left out is left as it is. Values are checked against the ranges the
  * command line and the kernel use. Unknown keys are errors, so that a file
  * written for a later version fails loudly instead of half-applying.
  *
@@ -51,6 +56,8 @@
 #define CONFIG_MAX_VGPUS	256	/* entries of one "vgpus" */
 #define CONFIG_MAX_GIS		7	/* GIs of one GPU in MIG mode */
 #define CONFIG_GI_NAME_MAX	15	/* GI profile names, "1g.18gb+me" */
+#define CONFIG_MAX_PTS		64	/* entries of "passthrough" */
+#define CONFIG_BDF_LEN		13	/* "dddd:bb:dd.f" and the NUL */
 
 enum config_vgpu_mode {
 	CONFIG_VGPU_MODE_UNSET,
@@ -62,6 +69,26 @@ enum config_vgpu_mode {
 extern const struct arg_enum config_vgpu_modes[];
 /* The scheduling policies by name, with their netlink values. */
 extern const struct arg_enum config_sched_policies[];
+
+enum config_pt_driver {
+	CONFIG_PT_GPUVIRT,	/* gpuvirt_vfio_pci, the default */
+	CONFIG_PT_VFIO_PCI,	/* plain vfio-pci */
+};
+
+/* "gpuvirt_vfio_pci" and "vfio-pci", the drivers of "passthrough". */
+extern const struct arg_enum config_pt_drivers[];
+
+/*
+ * A device handed to VFIO with its whole IOMMU group, as "gpuvirtctl pt
+ * assign" does. Which devices share the group is for apply.c to find out.
+ */
+struct config_pt {
+	char device[CONFIG_BDF_LEN];	/* canonical: 0000:01:00.0 */
+	uint32_t driver;		/* enum config_pt_driver */
+	bool force;
+	bool persistent;
+	unsigned int line, column;
+};
 
 /* A simulated GPU: "ID MODEL" or "ID custom VRAM ENGINES" for new_device. */
 struct config_sim {
@@ -121,6 +148,8 @@ struct config {
 	size_t n_sims;
 	struct config_gpu *gpus;
 	size_t n_gpus;
+	struct config_pt *pts;
+	size_t n_pts;
 };
 
 /*
@@ -140,6 +169,8 @@ const struct config_gpu *config_find_gpu(const struct config *cfg,
 					 uint32_t id);
 const struct config_vgpu *config_find_vgpu(const struct config_gpu *gpu,
 					   const char *uuid);
+const struct config_pt *config_find_pt(const struct config *cfg,
+				       const char *device);
 
 /* The name of @val in @names, or NULL. */
 const char *config_enum_name(const struct arg_enum *names, uint32_t val);

@@ -17,6 +17,10 @@
  * driver_override when the device appears at boot, before a host driver can
  * claim it.
  *
+ * pt_assign() and pt_release() do the work of "assign" and "release" and
+ * print only errors; "apply" (apply.c) calls them for the "passthrough"
+ * entries of a configuration file, and undoes them when a later step fails.
+ *
  * "show" asks the kernel (pt_show.c): the IOMMU group as the IOMMU core
  * has it, and gpuvirt_vfio_pci's state of the device.
  *
@@ -299,20 +303,6 @@ static int cmd_check(struct ctx *ctx, const void *opts, uint64_t given)
 }
 
 /* State files ------------------------------------------------------------- */
-
-struct pt_member_state {
-	char bdf[PT_BDF_LEN];
-	char driver[PT_NAME_LEN];	/* the original driver, "" for none */
-	char override[PT_NAME_LEN];	/* the original driver_override */
-};
-
-struct pt_state {
-	char device[PT_BDF_LEN];
-	char driver[PT_NAME_LEN];	/* the VFIO driver given to */
-	bool persistent;
-	unsigned int n;
-	struct pt_member_state m[PT_MAX_MEMBERS];
-};
 
 static int state_path(const char *bdf, char *buf, size_t len)
 {
@@ -744,74 +734,87 @@ static bool already_assigned(const struct pt_report *r, const char *drv,
 	return true;
 }
 
-static int cmd_assign(struct ctx *ctx, const void *opts, uint64_t given)
+unsigned long pt_fail_at(void)
 {
-	const struct pt_opts *o = opts;
-	const char *drv = o->driver == PT_TO_VFIO_PCI ? PT_DRV_VFIO_PCI :
-						      PT_DRV_GPUVIRT;
-	struct pt_mover mv = { .root = root_of(ctx) };
-	char path[PATH_MAX], rule[PATH_MAX], msg[512];
+	const char *fail = getenv("GPUVIRT_PT_FAIL_AT");
+
+	return fail && *fail ? strtoul(fail, NULL, 10) : 0;
+}
+
+/* Is @drv loaded below @root? Prints the refusal when it is not. */
+static bool driver_loaded(const char *root, const char *bdf, const char *drv)
+{
+	char path[PATH_MAX];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/drivers/%s", root, drv);
+	if (!stat(path, &sb))
+		return true;
+	err_print("refusing %s: driver %s is not loaded (no %s): modprobe %s first",
+		  bdf, drv, path, drv);
+	return false;
+}
+
+int pt_assign(const char *root, const struct pt_assign_req *req,
+	      struct pt_state *st, struct pt_paths *paths)
+{
+	struct pt_request preq = { .force = req->force, .only = req->only };
+	struct pt_mover mv = { .root = root, .fail_at = req->fail_at };
+	const char *drv = req->driver;
+	char *path = paths->state, *rule = paths->rule;
+	char msg[PATH_MAX + 128], err[PATH_MAX + 128];
 	unsigned int idx[PT_MAX_MEMBERS], n, i;
 	struct pt_report *r;
-	struct pt_state *st, old;
-	const char *fail;
-	struct stat sb;
+	struct pt_state *old;
 	int ret, bad;
 
-	(void)given;
-	fail = getenv("GPUVIRT_PT_FAIL_AT");
-	if (fail && *fail)
-		mv.fail_at = strtoul(fail, NULL, 10);
-
+	memset(st, 0, sizeof(*st));
+	path[0] = rule[0] = '\0';
 	r = calloc(1, sizeof(*r));
-	st = calloc(1, sizeof(*st));
-	if (!r || !st) {
+	old = calloc(1, sizeof(*old));
+	if (!r || !old) {
 		err_print("%s", strerror(ENOMEM));
-		ret = EXIT_RUNTIME;
+		ret = -1;
 		goto out_free;
 	}
-	ret = pt_run_check(ctx, o, r);
-	if (ret)
+	if (pt_check(root, req->bdf, &preq, r, err, sizeof(err))) {
+		err_print("%s", err);
+		ret = -1;
 		goto out_free;
-	n = pt_moving(r, o->only, idx);
+	}
+	n = pt_moving(r, req->only, idx);
 
-	if (!state_path(r->dev.bdf, path, sizeof(path)) &&
-	    !state_read(path, &old, &bad)) {
-		if (already_assigned(r, old.driver, idx, n) &&
-		    !strcmp(old.driver, drv)) {
+	if (!state_path(r->dev.bdf, path, PATH_MAX) &&
+	    !state_read(path, old, &bad)) {
+		if (already_assigned(r, old->driver, idx, n) &&
+		    !strcmp(old->driver, drv)) {
 			err_print("%s is already assigned to %s (%s)",
 				  r->dev.bdf, drv, path);
-			ret = EXIT_OK;
+			*st = *old;
+			ret = PT_ALREADY;
 		} else {
 			err_print("%s has an assignment to %s on record (%s): run \"gpuvirtctl pt release %s\" first",
-				  r->dev.bdf, old.driver, path, r->dev.bdf);
-			ret = EXIT_RUNTIME;
+				  r->dev.bdf, old->driver, path, r->dev.bdf);
+			ret = -1;
 		}
 		goto out_free;
 	}
+	ret = -1;
 	if (!r->assignable) {
 		refuse(r);
-		ret = EXIT_RUNTIME;
 		goto out_free;
 	}
 	if (!n) {
 		err_print("refusing %s: no endpoint to move", r->dev.bdf);
-		ret = EXIT_RUNTIME;
 		goto out_free;
 	}
-	snprintf(path, sizeof(path), "%s/sys/bus/pci/drivers/%s", mv.root,
-		 drv);
-	if (stat(path, &sb)) {
-		err_print("refusing %s: driver %s is not loaded (no %s): modprobe %s first",
-			  r->dev.bdf, drv, path, drv);
-		ret = EXIT_RUNTIME;
+	if (!driver_loaded(root, r->dev.bdf, drv))
 		goto out_free;
-	}
 
 	/* Remember the original drivers before touching anything. */
 	snprintf(st->device, sizeof(st->device), "%s", r->dev.bdf);
 	snprintf(st->driver, sizeof(st->driver), "%s", drv);
-	st->persistent = o->persistent;
+	st->persistent = req->persistent;
 	for (i = 0; i < n; i++) {
 		const struct pt_dev *m = &r->members[idx[i]];
 
@@ -822,11 +825,11 @@ static int cmd_assign(struct ctx *ctx, const void *opts, uint64_t given)
 			 m->override);
 	}
 	st->n = n;
-	ret = state_write(st, path, sizeof(path));
+	ret = state_write(st, path, PATH_MAX);
 	if (ret) {
 		err_print("cannot write the state file %s: %s", path,
 			  strerror(-ret));
-		ret = EXIT_RUNTIME;
+		ret = -1;
 		goto out_free;
 	}
 
@@ -835,8 +838,7 @@ static int cmd_assign(struct ctx *ctx, const void *opts, uint64_t given)
 		if (ret)
 			break;
 	}
-	rule[0] = '\0';
-	if (!ret && o->persistent) {
+	if (!ret && req->persistent) {
 		const char *why;
 
 		/* Counted like a sysfs write, so a test can fail it. */
@@ -844,15 +846,13 @@ static int cmd_assign(struct ctx *ctx, const void *opts, uint64_t given)
 		why = mv.fail_at && mv.step == mv.fail_at ?
 		      "failure injected by GPUVIRT_PT_FAIL_AT" : NULL;
 		ret = why ? -EIO : udev_write(st);
+		udev_path(st->device, rule, PATH_MAX);
 		if (ret) {
-			udev_path(st->device, rule, sizeof(rule));
 			snprintf(msg, sizeof(msg), "writing the udev rule %s: %s",
 				 rule, why ? why : strerror(-ret));
 			unlink(rule);
 			rule[0] = '\0';
 			i = n;
-		} else {
-			udev_path(st->device, rule, sizeof(rule));
 		}
 	}
 	if (ret) {
@@ -863,71 +863,186 @@ static int cmd_assign(struct ctx *ctx, const void *opts, uint64_t given)
 				  path);
 		else
 			unlink(path);
+		ret = -1;
+	}
+
+out_free:
+	free(old);
+	free(r);
+	return ret;
+}
+
+static int cmd_assign(struct ctx *ctx, const void *opts, uint64_t given)
+{
+	const struct pt_opts *o = opts;
+	struct pt_assign_req req = {
+		.bdf = NULL,
+		.driver = o->driver == PT_TO_VFIO_PCI ? PT_DRV_VFIO_PCI :
+						       PT_DRV_GPUVIRT,
+		.force = o->force,
+		.only = o->only,
+		.persistent = o->persistent,
+		.fail_at = pt_fail_at(),
+	};
+	char bdf[PT_BDF_LEN];
+	struct pt_paths *paths;
+	struct pt_state *st;
+	int ret;
+
+	(void)given;
+	ret = pt_bdf(o, bdf);
+	if (ret)
+		return ret;
+	req.bdf = bdf;
+	st = calloc(1, sizeof(*st));
+	paths = calloc(1, sizeof(*paths));
+	if (!st || !paths) {
+		err_print("%s", strerror(ENOMEM));
 		ret = EXIT_RUNTIME;
 		goto out_free;
 	}
-	print_moves("assigned", st, true, path, rule[0] ? rule : NULL);
-	ret = EXIT_OK;
+	ret = pt_assign(root_of(ctx), &req, st, paths);
+	if (!ret)
+		print_moves("assigned", st, true, paths->state,
+			    paths->rule[0] ? paths->rule : NULL);
+	ret = ret < 0 ? EXIT_RUNTIME : EXIT_OK;
 
 out_free:
+	free(paths);
 	free(st);
-	free(r);
 	return ret;
 }
 
 /* release ----------------------------------------------------------------- */
 
-static int cmd_release(struct ctx *ctx, const void *opts, uint64_t given)
+int pt_release(const char *root, const char *bdf, struct pt_state *st,
+	       struct pt_paths *paths)
 {
-	struct pt_mover mv = { .root = root_of(ctx) };
-	char bdf[PT_BDF_LEN], path[PATH_MAX], rule[PATH_MAX], dev[PATH_MAX];
-	struct pt_state *st;
+	struct pt_mover mv = { .root = root };
+	char *path = paths->state, *rule = paths->rule, dev[PATH_MAX];
 	int ret, bad;
 
-	(void)given;
-	ret = pt_bdf(opts, bdf);
-	if (ret)
-		return ret;
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		err_print("%s", strerror(ENOMEM));
-		return EXIT_RUNTIME;
-	}
-	snprintf(dev, sizeof(dev), "%s/sys/bus/pci/devices/%s", mv.root, bdf);
-	ret = state_find(bdf, st, path, sizeof(path));
+	path[0] = rule[0] = '\0';
+	snprintf(dev, sizeof(dev), "%s/sys/bus/pci/devices/%s", root, bdf);
+	ret = state_find(bdf, st, path, PATH_MAX);
 	if (ret == -EINVAL || (!ret && state_read(path, st, &bad))) {
 		err_print("malformed state file %s", path);
-		ret = EXIT_RUNTIME;
-		goto out_free;
+		return -1;
 	}
 	if (ret) {
-		state_path(bdf, path, sizeof(path));
+		state_path(bdf, path, PATH_MAX);
 		if (access(dev, F_OK))
 			err_print("no PCI device %s (%s does not exist)", bdf,
 				  dev);
 		else
 			err_print("%s was not assigned by gpuvirtctl (no state file %s)",
 				  bdf, path);
-		ret = EXIT_RUNTIME;
-		goto out_free;
+		return -1;
 	}
 	if (restore_all(&mv, st, st->n)) {
 		err_print("some devices did not go back; the state stays in %s",
 			  path);
-		ret = EXIT_RUNTIME;
-		goto out_free;
+		return -1;
 	}
-	rule[0] = '\0';
-	if (!udev_path(st->device, rule, sizeof(rule)) && unlink(rule) &&
+	if (!udev_path(st->device, rule, PATH_MAX) && unlink(rule) &&
 	    errno == ENOENT)
 		rule[0] = '\0';
 	unlink(path);
-	print_moves("released", st, false, NULL, rule[0] ? rule : NULL);
-	ret = EXIT_OK;
+	return 0;
+}
+
+static int cmd_release(struct ctx *ctx, const void *opts, uint64_t given)
+{
+	char bdf[PT_BDF_LEN];
+	struct pt_paths *paths;
+	struct pt_state *st;
+	int ret;
+
+	(void)given;
+	ret = pt_bdf(opts, bdf);
+	if (ret)
+		return ret;
+	st = calloc(1, sizeof(*st));
+	paths = calloc(1, sizeof(*paths));
+	if (!st || !paths) {
+		err_print("%s", strerror(ENOMEM));
+		ret = EXIT_RUNTIME;
+		goto out_free;
+	}
+	ret = pt_release(root_of(ctx), bdf, st, paths);
+	if (!ret)
+		print_moves("released", st, false, NULL,
+			    paths->rule[0] ? paths->rule : NULL);
+	ret = ret ? EXIT_RUNTIME : EXIT_OK;
 
 out_free:
+	free(paths);
 	free(st);
 	return ret;
+}
+
+/* For "apply" ------------------------------------------------------------- */
+
+int pt_state_lookup(const char *bdf, struct pt_state *st, char *path,
+		    size_t len)
+{
+	return state_find(bdf, st, path, len);
+}
+
+int pt_state_list(struct pt_state **list, size_t *n)
+{
+	const char *dir = env_dir("GPUVIRT_PT_STATE_DIR", PT_STATE_DIR);
+	struct pt_state *all = NULL, *more;
+	char path[PATH_MAX];
+	struct dirent *de;
+	int bad;
+	DIR *d;
+
+	*list = NULL;
+	*n = 0;
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		size_t nl = strlen(de->d_name);
+
+		if (nl < 7 || strcmp(de->d_name + nl - 6, ".state"))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >=
+		    (int)sizeof(path))
+			continue;
+		more = realloc(all, (*n + 1) * sizeof(*all));
+		if (!more) {
+			closedir(d);
+			free(all);
+			*n = 0;
+			return -ENOMEM;
+		}
+		all = more;
+		if (state_read(path, &all[*n], &bad)) {
+			err_print("ignoring the malformed state file %s (line %d)",
+				  path, bad);
+			continue;
+		}
+		(*n)++;
+	}
+	closedir(d);
+	*list = all;
+	return 0;
+}
+
+bool pt_rule_exists(const char *device)
+{
+	char path[PATH_MAX];
+
+	return !udev_path(device, path, sizeof(path)) && !access(path, F_OK);
+}
+
+void pt_driver_of(const char *root, const char *bdf, char *buf, size_t len)
+{
+	const struct pt_mover mv = { .root = root };
+
+	current_driver(&mv, bdf, buf, len);
 }
 
 static int cmd_show(struct ctx *ctx, const void *opts, uint64_t given)

@@ -16,11 +16,13 @@
  *   ROOT/sys/class/graphics/<fb>/device           which device each fb is on
  *   ROOT/proc/interrupts                "IR-" chips: interrupt remapping on
  *
- * It does no printing and no writing; pt.c does those for "gpuvirtctl pt".
+ * It does no printing and no writing; pt.c does those for "gpuvirtctl pt"
+ * and, through pt_assign() and pt_release(), for "gpuvirtctl apply".
  */
 #ifndef GPUVIRTCTL_PT_H
 #define GPUVIRTCTL_PT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -156,6 +158,75 @@ const char *pt_tristate_name(enum pt_tristate t);
  */
 unsigned int pt_moving(const struct pt_report *r, bool only,
 		       unsigned int idx[PT_MAX_MEMBERS]);
+
+/* pt.c: assignments, for "pt assign" and "pt release" and for "apply". */
+
+/* One member of an assignment, as its state file records it. */
+struct pt_member_state {
+	char bdf[PT_BDF_LEN];
+	char driver[PT_NAME_LEN];	/* the original driver, "" for none */
+	char override[PT_NAME_LEN];	/* the original driver_override */
+};
+
+/* An assignment: the state file of its device. */
+struct pt_state {
+	char device[PT_BDF_LEN];
+	char driver[PT_NAME_LEN];	/* the VFIO driver given to */
+	bool persistent;
+	unsigned int n;
+	struct pt_member_state m[PT_MAX_MEMBERS];
+};
+
+struct pt_assign_req {
+	const char *bdf;		/* canonical */
+	const char *driver;		/* PT_DRV_GPUVIRT or PT_DRV_VFIO_PCI */
+	bool force;			/* accept PT_LEVEL_FORCE reasons */
+	bool only;			/* the device alone, not its group */
+	bool persistent;		/* and a udev rule for the next boot */
+	unsigned long fail_at;		/* fail the Nth sysfs write; 0: none */
+};
+
+/* Where an assignment is recorded. */
+struct pt_paths {
+	char state[PATH_MAX];
+	char rule[PATH_MAX];		/* "" without a udev rule */
+};
+
+#define PT_ALREADY	1
+
+/*
+ * Give the group of @req->bdf to @req->driver, all or nothing, below @root
+ * ("" for the running system). Returns 0 with the moves in @st, PT_ALREADY
+ * when the state file says it is done and its members are bound, or -1.
+ * Errors and refusals go to stderr (err_print), each naming its device and
+ * step; nothing goes to stdout.
+ */
+int pt_assign(const char *root, const struct pt_assign_req *req,
+	      struct pt_state *st, struct pt_paths *paths);
+
+/*
+ * Give the devices of the assignment @bdf is part of (its device or a
+ * member) back to their original drivers; the state file and the udev rule
+ * go. Returns 0 with the assignment that was in @st, or -1 (reported).
+ */
+int pt_release(const char *root, const char *bdf, struct pt_state *st,
+	       struct pt_paths *paths);
+
+/* The state file naming @bdf as its device or a member: 0 or -ENOENT. */
+int pt_state_lookup(const char *bdf, struct pt_state *st, char *path,
+		    size_t len);
+
+/* Every well-formed state file; free(*list). 0 or -errno. */
+int pt_state_list(struct pt_state **list, size_t *n);
+
+/* Does the udev rule of the assignment of @device exist? */
+bool pt_rule_exists(const char *device);
+
+/* The driver bound to @bdf now, "" for none. */
+void pt_driver_of(const char *root, const char *bdf, char *buf, size_t len);
+
+/* GPUVIRT_PT_FAIL_AT, 0 when unset. */
+unsigned long pt_fail_at(void);
 
 struct ctx;
 struct nlmsghdr;

@@ -52,9 +52,9 @@ FIXTURE_VARIANT(bad) {
 
 /* Unknown keys: what a later version may add fails loudly. */
 BAD(unknown_top, "gpus: []\nmig-layout:\n  - gpu: 0\n",
-    "t.yaml:2:1: unknown key \"mig-layout\" in the file (expected simulated-gpus, gpus)");
-BAD(unknown_top_passthrough, "passthrough: []\n",
-    "t.yaml:1:1: unknown key \"passthrough\" in the file (expected simulated-gpus, gpus)");
+    "t.yaml:2:1: unknown key \"mig-layout\" in the file (expected simulated-gpus, gpus, passthrough)");
+BAD(unknown_top_pt, "passthrough: []\npci-passthrough: []\n",
+    "t.yaml:2:1: unknown key \"pci-passthrough\" in the file (expected simulated-gpus, gpus, passthrough)");
 BAD(unknown_gpu, "gpus:\n  - id: 0\n    numa: 1\n",
     "t.yaml:3:5: unknown key \"numa\" in a GPU (expected id, vgpu-mode, sched, vgpus, mig)");
 BAD(unknown_mig, "gpus:\n  - id: 0\n    mig:\n      enabled: true\n",
@@ -66,7 +66,7 @@ BAD(unknown_vgpu, ONE_VGPU("        type: H200-35C\n        wieght: 5\n"),
 BAD(unknown_sim, "simulated-gpus:\n  - id: 0\n    model: h200-141gb\n    numa: 1\n",
     "t.yaml:4:5: unknown key \"numa\" in a simulated GPU (expected id, model, vram, engines)");
 BAD(key_case, "GPUS: []\n",
-    "t.yaml:1:1: unknown key \"GPUS\" in the file (expected simulated-gpus, gpus)");
+    "t.yaml:1:1: unknown key \"GPUS\" in the file (expected simulated-gpus, gpus, passthrough)");
 BAD(key_not_scalar, "gpus:\n  - id: 0\n    [a]: 1\n",
     "t.yaml:3:5: a key of a GPU must be a string");
 
@@ -288,6 +288,43 @@ BAD(vgpu_gi_twice,
 BAD(json_type_number, "{\"gpus\": [{\"id\": 0, \"vgpus\": [{\"uuid\": \"" U1 "\", \"type\": 35}]}]}",
     "t.yaml:1:88: \"type\" expects a string, got a number (35)");
 
+/* passthrough: each error names its field and where it is. */
+#define ONE_PT(V) "passthrough:\n  - device: 0000:01:00.0\n" V
+BAD(pt_unknown_key, ONE_PT("    only: true\n"),
+    "t.yaml:3:5: unknown key \"only\" in a passthrough device (expected device, driver, force, persistent)");
+BAD(pt_no_device, "passthrough:\n  - driver: vfio-pci\n",
+    "t.yaml:2:5: a passthrough device needs \"device\"");
+BAD(pt_not_list, "passthrough:\n  device: 0000:01:00.0\n",
+    "t.yaml:2:3: \"passthrough\" expects a list, got a mapping");
+BAD(pt_entry_scalar, "passthrough:\n  - 0000:01:00.0\n",
+    "t.yaml:2:5: a passthrough device must be a mapping, got a number (0000:01:00.0)");
+BAD(pt_bdf_word, "passthrough:\n  - device: gpu0\n",
+    "t.yaml:2:13: \"device\" expects a PCI address DDDD:BB:DD.F (as 0000:01:00.0; device 00 to 1f, function 0 to 7), got \"gpu0\"");
+BAD(pt_bdf_dev, "passthrough:\n  - device: 0000:01:20.0\n",
+    "t.yaml:2:13: \"device\" expects a PCI address DDDD:BB:DD.F (as 0000:01:00.0; device 00 to 1f, function 0 to 7), got \"0000:01:20.0\"");
+BAD(pt_bdf_fn, "passthrough:\n  - device: '01:00.8'\n",
+    "t.yaml:2:13: \"device\" expects a PCI address DDDD:BB:DD.F (as 0000:01:00.0; device 00 to 1f, function 0 to 7), got \"01:00.8\"");
+BAD(pt_bdf_domain, "passthrough:\n  - device: 00000:01:00.0\n",
+    "t.yaml:2:13: \"device\" expects a PCI address DDDD:BB:DD.F (as 0000:01:00.0; device 00 to 1f, function 0 to 7), got \"00000:01:00.0\"");
+BAD(pt_bdf_list, "passthrough:\n  - device: [0000:01:00.0]\n",
+    "t.yaml:2:13: \"device\" expects a PCI address DDDD:BB:DD.F (as 0000:01:00.0; device 00 to 1f, function 0 to 7), got a list");
+BAD(pt_driver, ONE_PT("    driver: nouveau\n"),
+    "t.yaml:3:13: \"driver\" expects one of gpuvirt_vfio_pci, vfio-pci, got \"nouveau\"");
+BAD(pt_driver_stub, ONE_PT("    driver: pci-stub\n"),
+    "t.yaml:3:13: \"driver\" expects one of gpuvirt_vfio_pci, vfio-pci, got \"pci-stub\"");
+BAD(pt_force_string, ONE_PT("    force: \"yes\"\n"),
+    "t.yaml:3:12: \"force\" expects on or off, got a string (\"yes\")");
+BAD(pt_persistent_number, ONE_PT("    persistent: 1\n"),
+    "t.yaml:3:17: \"persistent\" expects on or off, got a number (1)");
+BAD(pt_device_twice, ONE_PT("    device: 0000:01:00.1\n"),
+    "t.yaml:3:5: \"device\" is given twice (first on line 2)");
+/* The same device in another spelling is the same device. */
+BAD(pt_duplicate, ONE_PT("  - device: 01:00.0\n    driver: vfio-pci\n"),
+    "t.yaml:3:13: device 0000:01:00.0 is listed twice (first on line 2)");
+BAD(pt_duplicate_case,
+    "passthrough:\n  - {device: 0000:0a:1f.7}\n  - {device: 0000:0A:1F.7}\n",
+    "t.yaml:3:14: device 0000:0a:1f.7 is listed twice (first on line 2)");
+
 FIXTURE_SETUP(bad)
 {
 }
@@ -305,6 +342,7 @@ TEST_F(bad, refused)
 	/* Nothing is left in the model. */
 	EXPECT_EQ(0U, self->cfg.n_gpus);
 	EXPECT_EQ(0U, self->cfg.n_sims);
+	EXPECT_EQ(0U, self->cfg.n_pts);
 }
 
 /* Valid files. ------------------------------------------------------------- */
@@ -574,6 +612,62 @@ TEST(mixed_types)
 
 	ASSERT_EQ(0, parse(text, &cfg, err, sizeof(err))) TH_LOG("%s", err);
 	EXPECT_EQ(2U, cfg.gpus[0].n_vgpus);
+	config_free(&cfg);
+}
+
+/* passthrough: defaults, canonical addresses, YAML and JSON. */
+TEST(passthrough)
+{
+	static const char text[] =
+		"passthrough:\n"
+		"  - device: 0000:01:00.0\n"
+		"  - device: \"0000:00:05.0\"\n"
+		"    driver: vfio-pci\n"
+		"    force: yes\n"
+		"    persistent: true\n"
+		"  - {device: 'AB:1F.7', driver: gpuvirt_vfio_pci, force: off}\n"
+		"gpus: []\n";
+	static const char json[] =
+		"{\"passthrough\": [{\"device\": \"0000:01:00.0\", "
+		"\"persistent\": true}]}";
+	const struct config_pt *pt;
+	struct config cfg;
+	char err[512];
+
+	ASSERT_EQ(0, parse(text, &cfg, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(3U, cfg.n_pts);
+	pt = &cfg.pts[0];
+	EXPECT_STREQ("0000:01:00.0", pt->device);
+	EXPECT_EQ(CONFIG_PT_GPUVIRT, (int)pt->driver);
+	EXPECT_FALSE(pt->force);
+	EXPECT_FALSE(pt->persistent);
+	EXPECT_EQ(2U, pt->line);
+	pt = &cfg.pts[1];
+	EXPECT_STREQ("0000:00:05.0", pt->device);
+	EXPECT_EQ(CONFIG_PT_VFIO_PCI, (int)pt->driver);
+	EXPECT_TRUE(pt->force);
+	EXPECT_TRUE(pt->persistent);
+	EXPECT_EQ(3U, pt->line);
+	pt = &cfg.pts[2];
+	EXPECT_STREQ("0000:ab:1f.7", pt->device);
+	EXPECT_EQ(CONFIG_PT_GPUVIRT, (int)pt->driver);
+	EXPECT_FALSE(pt->force);
+	EXPECT_EQ(&cfg.pts[2], config_find_pt(&cfg, "0000:ab:1f.7"));
+	EXPECT_EQ(NULL, config_find_pt(&cfg, "0000:01:00.1"));
+	EXPECT_STREQ("vfio-pci", config_enum_name(config_pt_drivers,
+						  CONFIG_PT_VFIO_PCI));
+	config_free(&cfg);
+	EXPECT_EQ(0U, cfg.n_pts);
+
+	ASSERT_EQ(0, parse(json, &cfg, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(1U, cfg.n_pts);
+	EXPECT_STREQ("0000:01:00.0", cfg.pts[0].device);
+	EXPECT_TRUE(cfg.pts[0].persistent);
+	config_free(&cfg);
+
+	ASSERT_EQ(0, parse("passthrough: []\n", &cfg, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(0U, cfg.n_pts);
 	config_free(&cfg);
 }
 

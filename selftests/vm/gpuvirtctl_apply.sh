@@ -370,7 +370,7 @@ run apply -f "$T/later.yaml"
 ok=$rc
 snapshot later
 [ $ok -eq 2 ] && [ ! -s "$T/out" ] &&
-	has "$T/err" "gpuvirtctl: apply: $T/later.yaml:23:1: unknown key \"mig-layout\" in the file (expected simulated-gpus, gpus)" &&
+	has "$T/err" "gpuvirtctl: apply: $T/later.yaml:23:1: unknown key \"mig-layout\" in the file (expected simulated-gpus, gpus, passthrough)" &&
 	same_state applied later
 ktap_result $? "an unknown key: exit 2 with file, line and column; nothing changed"
 
