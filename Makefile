@@ -6,6 +6,9 @@
 #   make modules          kernel modules only, into build/$(KVER)/
 #   make user             gpuvirtctl, into build/user/
 #   make check            every test: unit, style, VM suite on 6.1 and 6.12, DKMS
+#   make check-debug      VM suite + fault-injection sweeps on a KASAN/lockdep/
+#                         kmemleak kernel built from linux-source-6.12
+#   make fuzz             libFuzzer runs of the MIG planner, scheduler, config parser
 #   make demo             boot a VM, load the modules, create a GPU, show it
 #   make deps             install the Debian packages the above need (root)
 #
@@ -22,7 +25,7 @@ KARGS ?=
 
 export SRC
 
-.PHONY: all modules user check demo deps clean ynl help
+.PHONY: all modules user check check-package demo deps clean ynl help
 
 all: modules user vm-tests
 
@@ -47,6 +50,11 @@ modules:
 check:
 	@$(SRC)/scripts/check.sh
 
+# The Debian packages, end to end (root): build, lintian, install with DKMS
+# for both kernels, modprobe and apply in the VM, purge. Also a step of check.
+check-package:
+	@$(SRC)/scripts/check-package.sh
+
 # The main job: a VM with the modules loaded and GPUs shown by gpuvirtctl.
 demo:
 	@$(SRC)/scripts/demo.sh
@@ -59,5 +67,7 @@ clean:
 	rm -rf $(SRC)/build
 
 help:
-	@sed -n '3,14p' $(SRC)/Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,17p' $(SRC)/Makefile | sed 's/^# \{0,1\}//'
 -include selftests/Makefile.inc
+-include selftests/debug/Makefile.inc
+-include fuzz/Makefile.inc

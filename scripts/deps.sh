@@ -16,9 +16,14 @@ set -euo pipefail
 check_only=0
 [ "${1:-}" = "--check" ] && check_only=1
 
+# debhelper, dh-dkms (bookworm ships dh_dkms apart from dkms) and lintian
+# build and check the Debian packages (debian/, scripts/check-package.sh).
+# bc, flex, bison, libelf-dev and libssl-dev build the debug kernel
+# (scripts/debug-kernel.sh); clang builds the libFuzzer harnesses (fuzz/).
 tools_pkgs=(build-essential pkg-config libmnl-dev libyaml-dev sparse cppcheck dkms kmod
 	    qemu-system-x86 busybox-static cpio xz-utils python3 python3-yaml
-	    python3-jsonschema linux-source-6.12)
+	    python3-jsonschema linux-source-6.12 debhelper dh-dkms lintian
+	    bc flex bison libelf-dev libssl-dev clang)
 
 newest_612() {
 	apt-cache pkgnames linux-headers-6.12. 2>/dev/null |

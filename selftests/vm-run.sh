@@ -32,6 +32,11 @@
 # through its PVH entry: 4-7 s faster under TCG than the bzImage.
 # Environment knobs: GPUVIRT_VM_BZIMAGE=1 boots the bzImage instead;
 # GPUVIRT_VM_BIOS=FILE passes -bios FILE (e.g. qboot.rom) to QEMU.
+# A kernel that is not installed (the debug kernel of scripts/debug-kernel.sh):
+# GPUVIRT_VM_KERNEL=FILE boots FILE instead of /boot/vmlinuz-KVER, and
+# GPUVIRT_VM_MODDIR=DIR takes its modules from DIR instead of
+# /lib/modules/KVER (the guest mounts DIR there). GPUVIRT_VM_AFTER_TEST=CMD
+# runs CMD in the guest after every test (see selftests/lib/guest-suite.sh).
 #
 # Fixed guest PCI topology (q35, intel-iommu with interrupt remapping and
 # caching-mode; intel_iommu=on). Tests may rely on these addresses:
@@ -106,9 +111,10 @@ done
 if [ -z "$kver" ]; then
 	kver=$("$SRC/scripts/kver.sh" 6.1) || die "no 6.1 kernel found (scripts/kver.sh 6.1)"
 fi
-kernel=/boot/vmlinuz-$kver
+kernel=${GPUVIRT_VM_KERNEL:-/boot/vmlinuz-$kver}
+moddir=${GPUVIRT_VM_MODDIR:-/lib/modules/$kver}
 [ -r "$kernel" ] || die "no kernel image $kernel"
-[ -d "/lib/modules/$kver" ] || die "no /lib/modules/$kver for the guest"
+[ -d "$moddir" ] || die "no $moddir for the guest"
 command -v qemu-system-x86_64 >/dev/null ||
 	die "qemu-system-x86_64 not found; run scripts/deps.sh"
 case $SRC in
@@ -147,8 +153,10 @@ echo "$SRC" > "$gdir/repo"
 printf '%s\n' "${tests[@]}" > "$gdir/tests"
 echo "$test_timeout" > "$gdir/test-timeout"
 [ $have_cmd -eq 0 ] || printf '%s\n' "$cmd" > "$gdir/cmd"
+[ -z "${GPUVIRT_VM_MODDIR:-}" ] || (cd "$moddir" && pwd -P) > "$gdir/moddir"
+[ -z "${GPUVIRT_VM_AFTER_TEST:-}" ] || printf '%s\n' "$GPUVIRT_VM_AFTER_TEST" > "$gdir/after-test"
 
-initramfs=$("$LIB/mk-initramfs" "$kver" "$SRC/build/$kver/vm-initramfs.cpio") ||
+initramfs=$(GPUVIRT_VM_MODDIR=$moddir "$LIB/mk-initramfs" "$kver" "$SRC/build/$kver/vm-initramfs.cpio") ||
 	die "could not build the initramfs for $kver"
 
 # Boot the uncompressed vmlinux through its PVH entry when it has one: the

@@ -39,6 +39,12 @@
 # are, other lines as "# " diagnostics) followed by its result line. Also:
 # DIR/started (the selected tests), DIR/current ("N NAME" while a test runs),
 # DIR/suite.done (exit code) at the end. Progress goes to stdout.
+#
+# DIR/after-test, when present, holds a shell command run (bash -c, in the
+# repo, bounded by the test's time limit) after each test with the test's
+# number and name as $1 and $2, e.g. a kmemleak scan on the debug kernel
+# (selftests/debug/after-test.sh). Its output becomes diagnostics of the
+# test, and a non-zero exit fails the test.
 set -euo pipefail
 
 die() {
@@ -219,6 +225,21 @@ for name in "${tests[@]}"; do
 			done
 			diag "the kernel log got a report while this test ran"
 			rc=1
+		fi
+
+		if [ -s "$out/after-test" ]; then
+			set +e
+			timeout -k 10 "$timeout_s" bash -c "$(cat "$out/after-test")" \
+				after-test "$n" "$name" < /dev/null > "$work/after" 2>&1
+			arc=$?
+			set -e
+			while IFS= read -r l; do
+				diag "after-test: $l"
+			done < "$work/after"
+			if [ $arc -ne 0 ]; then
+				diag "the after-test check failed (exit $arc)"
+				rc=1
+			fi
 		fi
 	fi
 

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Lifetime and concurrency races on gpuvirt, bounded in time, for the
+ * debug kernel (KASAN and lockdep are the judges; the program checks only
+ * that every call ends with a sane result and that the system is back to
+ * its starting state after each race).
+ *
+ * Usage: gv_races [-s SECONDS] RACE...|all|list     (default 15 s a race)
+ *
+ * Races:
+ *   create-remove   two threads create and remove the same UUID
+ *   remove-open     a vGPU removed while a client holds its device fd, a
+ *                   mapping of its VRAM and an armed MSI eventfd; the client
+ *                   lets go after a moment (removal must wait, then finish)
+ *   irqs-reset      SET_IRQS (arm, disarm) against VFIO_DEVICE_RESET on one fd
+ *   sim-del-busy    del_device of a simulated GPU whose vGPU is open (must be
+ *                   refused or wait), against the client closing
+ *   rmmod-netlink   rmmod/insmod of gpuvirt_sim while a thread dumps GPUs
+ *                   and vGPUs over netlink
+ * Prints KTAP, one test per race, with its iteration count.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "gpuvirt_test.h"
+#include "gv_nl.h"
+#include "vgpu_client.h"
+
+#define SIM_NEW		GV_SIM_BUS "/new_device"
+#define SIM_DEL		GV_SIM_BUS "/del_device"
+#define SIM0		GV_SIM_BUS "/devices/sim0"
+#define CREATE		"/sys/class/mdev_bus/sim0/mdev_supported_types/gpuvirt_sim-H200-35C/create"
+#define UUID_A		"7ace0000-0000-4000-8000-00000000000a"
+#define REMOVE_A	VGPU_MDEVS "/" UUID_A "/remove"
+
+static int seconds = 15;
+static volatile bool stop;
+static volatile long bad;
+
+#define FAIL(...) do { printf("#   " __VA_ARGS__); printf("\n"); __sync_fetch_and_add(&bad, 1); } while (0)
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int sim_up(void)
+{
+	int err = gv_module_load(GV_CORE);
+
+	if (err && err != -EEXIST)
+		return err;
+	err = gv_module_load(GV_SIM);
+	if (err && err != -EEXIST)
+		return err;
+	if (!gv_exists(SIM0))
+		return gv_write(SIM_NEW, "0 h200-141gb");
+	return 0;
+}
+
+/*
+ * Remove the vGPU. mdev's remove_store() deletes its own "remove" file
+ * before it asks mdev_device_remove(), which refuses (-EAGAIN) an mdev
+ * whose creation has not finished: a remove that races a create of the
+ * same UUID can leave an mdev without a "remove" file. Only its parent
+ * going away removes it then: delete sim0 and add it again.
+ */
+static long orphans;
+
+static void clean(void)
+{
+	if (!gv_exists(VGPU_MDEVS "/" UUID_A))
+		return;
+	gv_write(REMOVE_A, "1");
+	if (gv_exists(VGPU_MDEVS "/" UUID_A) && !gv_exists(REMOVE_A)) {
+		orphans++;
+		gv_write(SIM_DEL, "0");
+		gv_write(SIM_NEW, "0 h200-141gb");
+	}
+}
+
+/* ---- create-remove ---- */
+
+static void *creator(void *arg)
+{
+	long n = 0;
+
+	while (!stop) {
+		int err = gv_write(CREATE, UUID_A);
+
+		if (err && err != -EEXIST && err != -EBUSY && err != -ENOSPC)
+			FAIL("create: %s", strerror(-err));
+		n++;
+	}
+	return (void *)n;
+}
+
+static void *remover(void *arg)
+{
+	long n = 0;
+
+	while (!stop) {
+		int err = gv_write(REMOVE_A, "1");
+
+		if (err && err != -ENOENT && err != -ENODEV && err != -EBUSY &&
+		    err != -EAGAIN)
+			FAIL("remove: %s", strerror(-err));
+		n++;
+	}
+	return (void *)n;
+}
+
+static long race_create_remove(void)
+{
+	pthread_t a, b, c;
+	void *na, *nb, *nc;
+
+	pthread_create(&a, NULL, creator, NULL);
+	pthread_create(&c, NULL, creator, NULL);
+	pthread_create(&b, NULL, remover, NULL);
+	sleep(seconds);
+	stop = true;
+	pthread_join(a, &na);
+	pthread_join(b, &nb);
+	pthread_join(c, &nc);
+	clean();
+	printf("# create-remove: %ld creates/removes refused with EAGAIN left an mdev without its remove file\n",
+	       orphans);
+	return (long)na + (long)nb + (long)nc;
+}
+
+/* ---- remove-open ---- */
+
+struct client {
+	struct vfio_user u;
+	void *map;
+	size_t len;
+	int efd;
+};
+
+static int client_open(struct client *c)
+{
+	struct vfio_region_info ri = { .argsz = sizeof(ri),
+				       .index = VFIO_PCI_BAR2_REGION_INDEX };
+	int err = vgpu_client_open(&c->u, UUID_A);
+
+	c->map = MAP_FAILED;
+	c->efd = -1;
+	if (err)
+		return err;
+	if (ioctl(c->u.device, VFIO_DEVICE_GET_REGION_INFO, &ri) == 0 && ri.size) {
+		c->len = ri.size < (1 << 20) ? ri.size : (1 << 20);
+		c->map = mmap(NULL, c->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			      c->u.device, ri.offset);
+		if (c->map != MAP_FAILED)
+			memset(c->map, 0x5a, 4096);
+	}
+	c->efd = eventfd(0, EFD_CLOEXEC);
+	if (c->efd >= 0)
+		vgpu_client_set_irq(c->u.device, VFIO_PCI_MSI_IRQ_INDEX, c->efd);
+	return 0;
+}
+
+static void client_close(struct client *c)
+{
+	if (c->map != MAP_FAILED)
+		munmap(c->map, c->len);
+	c->map = MAP_FAILED;
+	vgpu_client_close(&c->u);
+	if (c->efd >= 0)
+		close(c->efd);
+	c->efd = -1;
+}
+
+static void *remove_thread(void *arg)
+{
+	return (void *)(long)gv_write(REMOVE_A, "1");
+}
+
+static long race_remove_open(void)
+{
+	double end = now_s() + seconds;
+	long n = 0;
+
+	while (now_s() < end) {
+		struct client c;
+		pthread_t t;
+		void *ret;
+		int err;
+
+		clean();
+		err = gv_write(CREATE, UUID_A);
+		if (err) {
+			FAIL("create: %s", strerror(-err));
+			break;
+		}
+		err = client_open(&c);
+		if (err) {
+			FAIL("open: %s", strerror(-err));
+			break;
+		}
+		pthread_create(&t, NULL, remove_thread, NULL);
+		usleep(1000 * (n % 20));
+		/* the client keeps using what it holds while removal waits */
+		if (c.map != MAP_FAILED)
+			((volatile char *)c.map)[n % 4096] = 1;
+		client_close(&c);
+		pthread_join(t, &ret);
+		if ((long)ret)
+			FAIL("remove with an open client: %s", strerror(-(long)ret));
+		if (gv_exists(VGPU_MDEVS "/" UUID_A))
+			FAIL("the vGPU is still there after remove");
+		n++;
+	}
+	return n;
+}
+
+/* ---- irqs-reset ---- */
+
+static struct client shared;
+
+static long irq_errs, reset_errs;
+
+static void *irq_thread(void *arg)
+{
+	long n = 0;
+	int efd = eventfd(0, EFD_CLOEXEC);
+
+	while (!stop) {
+		int err = vgpu_client_set_irq(shared.u.device, VFIO_PCI_MSI_IRQ_INDEX,
+					      n & 1 ? -1 : efd);
+
+		if (err && err != -EBUSY && err != -EAGAIN)
+			FAIL("SET_IRQS: %s", strerror(-err));
+		irq_errs += !!err;
+		n++;
+	}
+	vgpu_client_set_irq(shared.u.device, VFIO_PCI_MSI_IRQ_INDEX, -1);
+	close(efd);
+	return (void *)n;
+}
+
+static void *reset_thread(void *arg)
+{
+	long n = 0;
+
+	while (!stop) {
+		if (ioctl(shared.u.device, VFIO_DEVICE_RESET)) {
+			if (errno != EBUSY && errno != EAGAIN)
+				FAIL("RESET: %s", strerror(errno));
+			reset_errs++;
+		}
+		n++;
+	}
+	return (void *)n;
+}
+
+static long race_irqs_reset(void)
+{
+	pthread_t a, b;
+	void *na, *nb;
+	int err;
+
+	clean();
+	err = gv_write(CREATE, UUID_A);
+	if (!err)
+		err = client_open(&shared);
+	if (err) {
+		FAIL("setup: %s", strerror(-err));
+		return 0;
+	}
+	pthread_create(&a, NULL, irq_thread, NULL);
+	pthread_create(&b, NULL, reset_thread, NULL);
+	sleep(seconds);
+	stop = true;
+	pthread_join(a, &na);
+	pthread_join(b, &nb);
+	client_close(&shared);
+	clean();
+	printf("# irqs-reset: %ld SET_IRQS (%ld refused busy), %ld resets (%ld refused busy)\n",
+	       (long)na, irq_errs, (long)nb, reset_errs);
+	return (long)na + (long)nb;
+}
+
+/* ---- sim-del-busy ---- */
+
+static void *sim_del_thread(void *arg)
+{
+	return (void *)(long)gv_write(SIM_DEL, "0");
+}
+
+static long race_sim_del_busy(void)
+{
+	double end = now_s() + seconds;
+	long n = 0;
+
+	while (now_s() < end) {
+		struct client c;
+		pthread_t t;
+		void *ret;
+		int err;
+
+		if (!gv_exists(SIM0) && gv_write(SIM_NEW, "0 h200-141gb")) {
+			FAIL("re-add sim0");
+			break;
+		}
+		clean();
+		err = gv_write(CREATE, UUID_A) ?: client_open(&c);
+		if (err) {
+			FAIL("setup: %s", strerror(-err));
+			break;
+		}
+		pthread_create(&t, NULL, sim_del_thread, NULL);
+		usleep(1000 * (n % 20));
+		if (c.map != MAP_FAILED)
+			((volatile char *)c.map)[n % 4096] = 1;
+		client_close(&c);
+		pthread_join(t, &ret);
+		err = (long)ret;
+		if (err && err != -EBUSY)
+			FAIL("del_device with an open vGPU: %s", strerror(-err));
+		if (!err) {
+			/* it went, and took the vGPU with it */
+			if (gv_exists(VGPU_MDEVS "/" UUID_A))
+				FAIL("sim0 deleted but its vGPU is left");
+		}
+		n++;
+	}
+	clean();
+	if (!gv_exists(SIM0))
+		gv_write(SIM_NEW, "0 h200-141gb");
+	return n;
+}
+
+/* ---- rmmod-netlink ---- */
+
+static int count_cb(const struct nlmsghdr *nlh, void *data)
+{
+	(*(long *)data)++;
+	return MNL_CB_OK;
+}
+
+static void *dumper(void *arg)
+{
+	long n = 0, msgs = 0;
+	struct nl nl;
+
+	if (nl_open(&nl)) {
+		FAIL("netlink open");
+		return NULL;
+	}
+	while (!stop) {
+		char buf[512];
+		uint8_t cmd = n & 1 ? GPUVIRT_CMD_VGPU_GET : GPUVIRT_CMD_GPU_GET;
+		struct nlmsghdr *nlh = genl_req(&nl, buf, nl.family, cmd, NLM_F_DUMP);
+		int err = nl_talk(&nl, nlh, count_cb, &msgs);
+
+		if (err && err != -ENODEV && err != -ENOENT && err != -EINTR)
+			FAIL("dump: %s", strerror(-err));
+		n++;
+	}
+	nl_close(&nl);
+	return (void *)n;
+}
+
+static long race_rmmod_netlink(void)
+{
+	double end = now_s() + seconds;
+	pthread_t t;
+	void *nd;
+	long n = 0, unloaded = 0;
+
+	clean();
+	pthread_create(&t, NULL, dumper, NULL);
+	while (now_s() < end) {
+		int err = gv_module_unload(GV_SIM);
+
+		if (err && err != -EAGAIN && err != -EBUSY && err != -EWOULDBLOCK)
+			FAIL("rmmod gpuvirt_sim: %s", strerror(-err));
+		unloaded += !err;
+		err = gv_module_load(GV_SIM);
+		if (err && err != -EEXIST)
+			FAIL("insmod gpuvirt_sim: %s", strerror(-err));
+		if (!gv_exists(SIM0))
+			gv_write(SIM_NEW, "0 h200-141gb");
+		n++;
+	}
+	stop = true;
+	pthread_join(t, &nd);
+	printf("# rmmod-netlink: %ld rmmod/insmod rounds (%ld unloads), %ld dumps\n",
+	       n, unloaded, (long)nd);
+	return n + (long)nd;
+}
+
+static const struct race {
+	const char *name;
+	long (*run)(void);
+} races[] = {
+	{ "create-remove", race_create_remove },
+	{ "remove-open", race_remove_open },
+	{ "irqs-reset", race_irqs_reset },
+	{ "sim-del-busy", race_sim_del_busy },
+	{ "rmmod-netlink", race_rmmod_netlink },
+};
+
+#define NRACES	(sizeof(races) / sizeof(races[0]))
+
+int main(int argc, char **argv)
+{
+	const struct race *sel[NRACES];
+	int i = 1, nsel = 0, failed = 0, k;
+	size_t j;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (i + 1 < argc && !strcmp(argv[i], "-s")) {
+		seconds = atoi(argv[i + 1]);
+		i += 2;
+	}
+	if (i >= argc) {
+		fprintf(stderr, "usage: %s [-s SECONDS] RACE...|all|list\n", argv[0]);
+		return 2;
+	}
+	if (!strcmp(argv[i], "list")) {
+		for (j = 0; j < NRACES; j++)
+			printf("%s\n", races[j].name);
+		return 0;
+	}
+	for (; i < argc; i++)
+		for (j = 0; j < NRACES; j++)
+			if (!strcmp(argv[i], "all") || !strcmp(argv[i], races[j].name))
+				if (nsel < (int)NRACES)
+					sel[nsel++] = &races[j];
+	printf("TAP version 13\n1..%d\n", nsel);
+	if (sim_up() || system("modprobe -q vfio_iommu_type1")) {
+		printf("# cannot bring up gpuvirt and sim0\n");
+		return 1;
+	}
+	for (k = 0; k < nsel; k++) {
+		long iters;
+
+		stop = false;
+		bad = 0;
+		iters = sel[k]->run();
+		clean();
+		printf("%sok %d %s # %ld iterations in %d s\n", bad ? "not " : "", k + 1,
+		       sel[k]->name, iters, seconds);
+		failed += !!bad;
+	}
+	clean();
+	return failed ? 1 : 0;
+}
