@@ -22,7 +22,9 @@
 #   GPUVIRT_DEBUG_TESTS='a b'      run these VM tests instead of selftests/vm/TESTS
 #   GPUVIRT_DEBUG_FAILNTH='p q'    sweep only these gv_failnth paths
 #   GPUVIRT_DEBUG_TEST_TIMEOUT=S   per-test limit in the guest (default 360)
-#   GPUVIRT_DEBUG_RACE_SECONDS=S   time bound of each race (default 30)
+#   GPUVIRT_DEBUG_RACE_SECONDS=S   time bound of each race (default 20)
+#   GPUVIRT_FAILNTH_BUDGET=S       time bound of each fail-nth path (default
+#                                  45; a path cut short is reported "partial")
 #   GPUVIRT_DEBUG_MEM=SIZE         guest memory (default 3G; KASAN's shadow
 #                                  takes an eighth)
 # Logs: build/<kver>/vm-debug/ and build/<kver>/vm-debug-failnth/. Prints
@@ -104,11 +106,11 @@ for p in "${parts[@]}"; do
 		;;
 	fail-nth)
 		run "fail-nth-$kver" vm-debug-failnth -t 5400 -T 3600 \
-			--cmd "selftests/debug/fail-nth.sh ${GPUVIRT_DEBUG_FAILNTH:-}"
+			--cmd "GPUVIRT_FAILNTH_BUDGET=${GPUVIRT_FAILNTH_BUDGET:-45} selftests/debug/fail-nth.sh ${GPUVIRT_DEBUG_FAILNTH:-}"
 		;;
 	races)
 		run "races-$kver" vm-debug-races -t 1800 -T 1200 \
-			--cmd "build/user/selftests/debug/gv_races -s ${GPUVIRT_DEBUG_RACE_SECONDS:-30} all"
+			--cmd "build/user/selftests/debug/gv_races -s ${GPUVIRT_DEBUG_RACE_SECONDS:-20} all"
 		;;
 	esac
 done

@@ -324,6 +324,13 @@ static int armed_nl(struct nlmsghdr *nlh, mnl_cb_t cb, void *data, int n, bool *
 	ctl_cbs[NLMSG_ERROR] = ctl_err_cb;
 	ctl_cbs[NLMSG_DONE] = ctl_done_cb;
 	nl.ext_msg[0] = '\0';
+	/*
+	 * A request that failed with ENOBUFS (a lost ack) may have left its
+	 * reply queued: drop it, or it is taken for this request's answer.
+	 */
+	while (recv(mnl_socket_get_fd(nl.sk), nl.buf, sizeof(nl.buf), MSG_DONTWAIT) >= 0 ||
+	       errno == ENOBUFS)
+		;
 	arm(n);
 	ret = mnl_socket_sendto(nl.sk, nlh, nlh->nlmsg_len);
 	*inj = disarm();
