@@ -583,6 +583,36 @@ static int move_one(struct pt_mover *mv, const char *bdf, const char *drv,
 }
 
 /*
+ * A device that refused its host driver after the VFIO driver's reset
+ * (a display's driver reading its ID registers before they answer, say):
+ * have the PCI core forget it and find it again, as an admin would with
+ * remove and rescan, and wait up to 5 s for it and its driver. Leaves the
+ * driver it then has in @cur.
+ */
+static void reenumerate(struct pt_mover *mv, const struct pt_member_state *m,
+			char *cur, size_t len)
+{
+	char path[PATH_MAX];
+	int i;
+
+	if (dev_file(mv, m->bdf, "remove", path, sizeof(path)))
+		return;
+	err_print("note: %s did not take %s back; re-enumerating it (remove and rescan)",
+		  m->bdf, m->driver);
+	if (sysfs_write(path, "1"))
+		return;
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/rescan", mv->root);
+	if (sysfs_write(path, "1"))
+		return;
+	for (i = 0; i < 50; i++) {
+		current_driver(mv, m->bdf, cur, len);
+		if (!strcmp(cur, m->driver))
+			return;
+		usleep(100000);
+	}
+}
+
+/*
  * Give @m's device back to its original driver. Not counted: the rollback
  * must not be the step that fails. Returns 0 or -errno with @msg.
  */
@@ -623,6 +653,8 @@ static int restore_one(struct pt_mover *mv, const struct pt_member_state *m,
 		sysfs_write(path, m->bdf);
 	}
 	current_driver(mv, m->bdf, cur, sizeof(cur));
+	if (!cur[0])
+		reenumerate(mv, m, cur, sizeof(cur));
 	if (strcmp(cur, m->driver)) {
 		snprintf(msg, len, "%s did not go back to %s (now %s)", m->bdf,
 			 m->driver, cur[0] ? cur : "no driver");
