@@ -156,6 +156,11 @@ echo "$test_timeout" > "$gdir/test-timeout"
 [ -z "${GPUVIRT_VM_MODDIR:-}" ] || (cd "$moddir" && pwd -P) > "$gdir/moddir"
 [ -z "${GPUVIRT_VM_AFTER_TEST:-}" ] || printf '%s\n' "$GPUVIRT_VM_AFTER_TEST" > "$gdir/after-test"
 
+# The initramfs and the PVH image are cached per kernel and shared by
+# parallel runs: one run at a time makes or checks them.
+mkdir -p "$SRC/build/$kver"
+exec 8>"$SRC/build/$kver/.vm-cache.lock"
+flock 8
 initramfs=$(GPUVIRT_VM_MODDIR=$moddir "$LIB/mk-initramfs" "$kver" "$SRC/build/$kver/vm-initramfs.cpio") ||
 	die "could not build the initramfs for $kver"
 
@@ -175,6 +180,7 @@ if [ -z "${GPUVIRT_VM_BZIMAGE:-}" ]; then
 		echo "vm-run: booting the bzImage $kernel (slower)" >&2
 	fi
 fi
+exec 8>&-
 
 # no_timer_check: under TCG on a busy host the IO-APIC timer check can fail
 # and panic 6.1 ("timer doesn't work through Interrupt-remapped IO-APIC").

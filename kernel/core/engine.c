@@ -350,9 +350,12 @@ struct gpuvirt_turn {
  *
  * *@lag_ns is how far the engine clock was behind the wall clock when the
  * same vGPU's previous turn ended, the turn before this one: this turn
- * paces from that point, so a vGPU that keeps the engines (alone on them,
- * as on a GPU instance) gets back time the host took from it, up to a
- * slice. On return it holds this turn's lag.
+ * paces from that point, so the vGPU of a GPU instance, alone on its
+ * engines, gets back time the host took from it, up to a slice. On return
+ * it holds this turn's lag. The caller passes 0 on a time-sliced GPU: there
+ * a vGPU that wins consecutive turns (a heavier weight) would get back lost
+ * time its neighbours do not, and the engine time it ran would drift from
+ * the time it was charged.
  */
 static void gpuvirt_engine_turn(struct gpuvirt_vgpu *vgpu, u64 start,
 				u64 slice_ns, u64 *lag_ns,
@@ -711,8 +714,11 @@ static int gpuvirt_engine_thread(void *data)
 			gpuvirt_sched_idle(s, idle_ns);
 			continue;
 		}
-		/* only compared: the lag carries over to the same vGPU only */
-		if (vgpu != prev)
+		/*
+		 * only compared: the lag carries over to the same vGPU only,
+		 * and only on a GPU instance (see gpuvirt_engine_turn())
+		 */
+		if (vgpu != prev || !vgpu->mp->gi)
 			lag_ns = 0;
 		prev = vgpu;
 		gpuvirt_engine_turn(vgpu, READ_ONCE(s->mark_ns), slice_ns,

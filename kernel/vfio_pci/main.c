@@ -15,7 +15,8 @@
  *    (each member driverless, a bridge, or bound to a driver that manages
  *    DMA itself: vfio-pci, a variant such as this one, pci-stub) and that the
  *    device has a reset method, and records who opened it;
- *  - on every close, resets the device and checks that it came back: its
+ *  - on every close, makes sure the device was reset (by vfio-pci-core,
+ *    or here when the core could not) and checks that it came back: its
  *    vendor and device IDs read back from config space unchanged. A device
  *    that fails the check is quarantined: opens are refused with -EIO until
  *    the administrator clears it (echo 0 > .../quarantine);
@@ -40,6 +41,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/pm_runtime.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/vfio.h>
@@ -302,18 +304,32 @@ err_count_refusal:
 }
 
 /*
- * After a close: reset the function if the PCI core can, then check that
- * the device still answers with the IDs it had at probe. A device that does
+ * After a close: make sure the function was reset, then check that the
+ * device still answers with the IDs it had at probe. A device that does
  * not is quarantined.
+ *
+ * vfio-pci-core resets the function on close when it can, and then clears
+ * needs_reset; only when it could not (its trylock failed) is the reset
+ * done here. The device is held out of runtime suspend meanwhile: the core
+ * has just dropped its PM reference, and a runtime suspend that saved the
+ * config space in the middle of a reset here would give the device back
+ * with its BARs cleared at the next resume.
  */
 static void gpuvirt_vfio_pci_reset_and_verify(struct gpuvirt_vfio_pci_device *gvdev)
 {
-	struct pci_dev *pdev = gvdev->core_device.pdev;
+	struct vfio_pci_core_device *vdev = &gvdev->core_device;
+	struct pci_dev *pdev = vdev->pdev;
 	char reason[GPUVIRT_VFIO_PCI_REASON_LEN] = "";
 	u32 id = 0;
-	int ret;
+	int pm, ret;
 
-	if (gpuvirt_vfio_pci_can_reset(pdev)) {
+	pm = pm_runtime_resume_and_get(&pdev->dev);
+	if (pm < 0) {
+		atomic_inc(&gvdev->failure_count);
+		pci_warn(pdev, "cannot resume the device after close: %d\n", pm);
+	} else if (!vdev->needs_reset) {
+		atomic_inc(&gvdev->reset_count);
+	} else if (gpuvirt_vfio_pci_can_reset(pdev)) {
 		/* Fails with -EAGAIN while the device lock is held (unbind). */
 		ret = pci_try_reset_function(pdev);
 		if (!ret) {
@@ -336,6 +352,8 @@ static void gpuvirt_vfio_pci_reset_and_verify(struct gpuvirt_vfio_pci_device *gv
 			 "IDs read %04x:%04x after close, expected %04x:%04x",
 			 id & 0xffff, id >> 16, gvdev->vendor_device & 0xffff,
 			 gvdev->vendor_device >> 16);
+	if (pm >= 0)
+		pm_runtime_put(&pdev->dev);
 	if (!reason[0]) {
 		gpuvirt_vfio_pci_notify(gvdev, GPUVIRT_PT_EVENT_CLOSE);
 		return;

@@ -195,7 +195,7 @@ for name in "${tests[@]}"; do
 		kmsg "gvsuite: end test $n $name (exit $rc)"
 		elapsed=$(($(date +%s) - start))
 		case $rc in
-		0|4) ;;
+		0|4) diag "took ${elapsed} s" ;;
 		124) diag "timed out after ${timeout_s} s" ;;
 		137) diag "killed (SIGKILL) after ${elapsed} s" ;;
 		*) if [ "$rc" -gt 128 ]; then
