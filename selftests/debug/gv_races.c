@@ -17,6 +17,10 @@
  *                   refused or wait), against the client closing
  *   rmmod-netlink   rmmod/insmod of gpuvirt_sim while a thread dumps GPUs
  *                   and vGPUs over netlink
+ *   rmmod-busy      rmmod of gpuvirt_sim and of gpuvirt while a VFIO client
+ *                   holds a vGPU, and of gpuvirt_vfio_pci while one holds
+ *                   the passthrough device 0000:01:00.0, with netlink
+ *                   dumps running; the client lets go after a moment
  * Prints KTAP, one test per race, with its iteration count.
  */
 #include <pthread.h>
@@ -359,10 +363,18 @@ static void *dumper(void *arg)
 		char buf[512];
 		uint8_t cmd = n & 1 ? GPUVIRT_CMD_VGPU_GET : GPUVIRT_CMD_GPU_GET;
 		struct nlmsghdr *nlh = genl_req(&nl, buf, nl.family, cmd, NLM_F_DUMP);
-		int err = nl_talk(&nl, nlh, count_cb, &msgs);
+		int err = nl.sk ? nl_talk(&nl, nlh, count_cb, &msgs) : -ENOENT;
 
 		if (err && err != -ENODEV && err != -ENOENT && err != -EINTR)
 			FAIL("dump: %s", strerror(-err));
+		/* gpuvirt itself was unloaded: find the family again */
+		if (err == -ENOENT) {
+			nl_close(&nl);
+			if (nl_open(&nl)) {
+				nl_close(&nl);
+				usleep(1000);
+			}
+		}
 		n++;
 	}
 	nl_close(&nl);
@@ -398,6 +410,130 @@ static long race_rmmod_netlink(void)
 	return n + (long)nd;
 }
 
+/* ---- rmmod-busy ---- */
+
+#define PT_DEV		"0000:01:00.0"
+#define PT_SYSFS	"/sys/bus/pci/devices/" PT_DEV
+#define PT_DRV		"/sys/bus/pci/drivers/gpuvirt_vfio_pci"
+
+static void *unload_thread(void *arg)
+{
+	return (void *)(long)gv_module_unload(arg);
+}
+
+/*
+ * rmmod @m from a second thread while @u is open and the netlink dumper
+ * runs; the client lets go after @delay_us. The unload either fails at once
+ * (the module is in use) or waits for the client; it must not fail
+ * otherwise. Returns 1 if it unloaded the module.
+ */
+static int unload_under(const struct gv_module *m, struct vfio_user *u,
+			useconds_t delay_us)
+{
+	pthread_t t;
+	void *ret;
+	int err;
+
+	pthread_create(&t, NULL, unload_thread, (void *)m);
+	usleep(delay_us);
+	vgpu_client_close(u);
+	pthread_join(t, &ret);
+	err = (long)ret;
+	if (err && err != -EBUSY && err != -EWOULDBLOCK && err != -EAGAIN)
+		FAIL("rmmod %s with an open client: %s", m->name, strerror(-err));
+	return !err;
+}
+
+/* 0000:01:00.0 to gpuvirt_vfio_pci (loaded), or back to its driver. */
+static int pt_bind(bool to_vfio)
+{
+	gv_write(PT_SYSFS "/driver/unbind", PT_DEV);
+	gv_write(PT_SYSFS "/driver_override", to_vfio ? "gpuvirt_vfio_pci" : "\n");
+	if (to_vfio)
+		return gv_write(PT_DRV "/bind", PT_DEV);
+	return gv_write("/sys/bus/pci/drivers_probe", PT_DEV);
+}
+
+static long race_rmmod_busy(void)
+{
+	double end = now_s() + seconds;
+	long n = 0, n_vgpu = 0, gone[3] = { 0 };
+	pthread_t t;
+	void *nd;
+	int err;
+
+	if (!gv_exists(PT_SYSFS)) {
+		FAIL("no " PT_DEV ": not the vm-run.sh topology");
+		return 0;
+	}
+	pthread_create(&t, NULL, dumper, NULL);
+	/* the first half of the time on the vGPU, the second on the PCI device */
+	end -= seconds / 2.0;
+	while (now_s() < end && !bad) {
+		struct vfio_user u;
+		useconds_t delay = 1000 * (n % 20);
+
+		/* gpuvirt_sim, then gpuvirt, under an open vGPU */
+		clean();
+		err = sim_up() ?: gv_write(CREATE, UUID_A) ?:
+		      vgpu_client_open(&u, UUID_A);
+		if (err) {
+			FAIL("vGPU setup: %s", strerror(-err));
+			break;
+		}
+		gone[0] += unload_under(GV_SIM, &u, delay);
+		clean();
+		err = gv_write(CREATE, UUID_A);
+		if (err && gv_module_loaded(GV_SIM))
+			FAIL("create after rmmod: %s", strerror(-err));
+		if (!err && !vgpu_client_open(&u, UUID_A))
+			gone[1] += unload_under(GV_CORE, &u, delay);
+		n++;
+	}
+	end += seconds / 2.0;
+	n_vgpu = n;
+	while (now_s() < end && !bad) {
+		struct vfio_user u;
+		useconds_t delay = 100 * (n % 20);
+
+		/*
+		 * gpuvirt_vfio_pci under an open passthrough device; the
+		 * device stays bound while the module stays
+		 */
+		if (!gv_exists(PT_DRV "/" PT_DEV)) {
+			err = gv_module_load(GV_CORE);
+			err = err && err != -EEXIST ? err : gv_module_load(GV_VFIO_PCI);
+			if (err && err != -EEXIST) {
+				FAIL("insmod gpuvirt_vfio_pci: %s", strerror(-err));
+				break;
+			}
+			err = pt_bind(true);
+			if (err) {
+				FAIL("bind " PT_DEV ": %s", strerror(-err));
+				break;
+			}
+		}
+		err = vfio_client_open(&u, PT_SYSFS, PT_DEV);
+		if (err) {
+			FAIL("open " PT_DEV ": %s", strerror(-err));
+			break;
+		}
+		if (unload_under(GV_VFIO_PCI, &u, delay)) {
+			gone[2]++;
+			pt_bind(false);
+		}
+		n++;
+	}
+	stop = true;
+	pthread_join(t, &nd);
+	gv_module_unload(GV_VFIO_PCI);
+	pt_bind(false);
+	sim_up();
+	printf("# rmmod-busy: %ld rounds under an open vGPU (gpuvirt_sim unloaded %ld times, gpuvirt %ld), %ld under an open PCI device (gpuvirt_vfio_pci unloaded %ld times); the other unloads were refused, in use; %ld dumps\n",
+	       n_vgpu, gone[0], gone[1], n - n_vgpu, gone[2], (long)nd);
+	return n;
+}
+
 static const struct race {
 	const char *name;
 	long (*run)(void);
@@ -407,6 +543,7 @@ static const struct race {
 	{ "irqs-reset", race_irqs_reset },
 	{ "sim-del-busy", race_sim_del_busy },
 	{ "rmmod-netlink", race_rmmod_netlink },
+	{ "rmmod-busy", race_rmmod_busy },
 };
 
 #define NRACES	(sizeof(races) / sizeof(races[0]))

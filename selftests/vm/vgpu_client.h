@@ -38,8 +38,12 @@ static inline void vgpu_client_close(struct vfio_user *u)
 	u->container = u->group = u->device = -1;
 }
 
-/* Open mdev @uuid; 0 or -errno, and nothing left open on failure. */
-static inline int vgpu_client_open(struct vfio_user *u, const char *uuid)
+/*
+ * Open VFIO device @name (an mdev's UUID, a PCI device's address) whose
+ * sysfs directory is @dir; 0 or -errno, and nothing left open on failure.
+ */
+static inline int vfio_client_open(struct vfio_user *u, const char *dir,
+				   const char *name)
 {
 	struct vfio_group_status st = { .argsz = sizeof(st) };
 	char path[256], link[256];
@@ -47,7 +51,7 @@ static inline int vgpu_client_open(struct vfio_user *u, const char *uuid)
 	int err;
 
 	u->container = u->group = u->device = -1;
-	snprintf(path, sizeof(path), VGPU_MDEVS "/%s/iommu_group", uuid);
+	snprintf(path, sizeof(path), "%s/iommu_group", dir);
 	n = readlink(path, link, sizeof(link) - 1);
 	if (n < 0)
 		return -errno;
@@ -71,7 +75,7 @@ static inline int vgpu_client_open(struct vfio_user *u, const char *uuid)
 	if (ioctl(u->group, VFIO_GROUP_SET_CONTAINER, &u->container) ||
 	    ioctl(u->container, VFIO_SET_IOMMU, VFIO_TYPE1v2_IOMMU))
 		goto err;
-	u->device = ioctl(u->group, VFIO_GROUP_GET_DEVICE_FD, uuid);
+	u->device = ioctl(u->group, VFIO_GROUP_GET_DEVICE_FD, name);
 	if (u->device < 0)
 		goto err;
 	return 0;
@@ -79,6 +83,14 @@ err:
 	err = -errno;
 	vgpu_client_close(u);
 	return err;
+}
+
+static inline int vgpu_client_open(struct vfio_user *u, const char *uuid)
+{
+	char dir[128];
+
+	snprintf(dir, sizeof(dir), VGPU_MDEVS "/%s", uuid);
+	return vfio_client_open(u, dir, uuid);
 }
 
 /* Route interrupt @index (one vector) to eventfd @efd; -1 clears it. */
