@@ -90,32 +90,6 @@ static const struct nl_attr_names sched_names = {
 	.max = GPUVIRT_A_SCHED_MAX,
 };
 
-static const uint8_t gpu_policy[GPUVIRT_A_GPU_MAX + 1] = {
-	[GPUVIRT_A_GPU_ID]		= MNL_TYPE_U32,
-	[GPUVIRT_A_GPU_NAME]		= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_GPU_MODEL]		= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_GPU_VRAM_SIZE]	= MNL_TYPE_U64,
-	[GPUVIRT_A_GPU_ENGINES]		= MNL_TYPE_U32,
-	[GPUVIRT_A_GPU_BACKEND]		= MNL_TYPE_NUL_STRING,
-};
-
-static const uint8_t sched_policy[GPUVIRT_A_SCHED_MAX + 1] = {
-	[GPUVIRT_A_SCHED_GPU_ID]	= MNL_TYPE_U32,
-	[GPUVIRT_A_SCHED_POLICY]	= MNL_TYPE_U32,
-	[GPUVIRT_A_SCHED_TIMESLICE_US]	= MNL_TYPE_U32,
-	[GPUVIRT_A_SCHED_GI_ID]		= MNL_TYPE_U32,
-};
-
-static const uint8_t vgpu_policy[GPUVIRT_A_VGPU_MAX + 1] = {
-	[GPUVIRT_A_VGPU_UUID]		= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_VGPU_GPU_ID]		= MNL_TYPE_U32,
-	[GPUVIRT_A_VGPU_TYPE]		= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_VGPU_WEIGHT]		= MNL_TYPE_U32,
-	[GPUVIRT_A_VGPU_MIN_PCT]	= MNL_TYPE_U32,
-	[GPUVIRT_A_VGPU_MAX_PCT]	= MNL_TYPE_U32,
-	[GPUVIRT_A_VGPU_GI_ID]		= MNL_TYPE_U32,
-};
-
 /* The state ----------------------------------------------------------------- */
 
 struct cur_gpu {

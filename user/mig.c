@@ -54,16 +54,6 @@ static const struct nl_attr_names gi_names = {
 	.max = GPUVIRT_A_GI_MAX,
 };
 
-static const uint8_t gpu_policy[GPUVIRT_A_GPU_MAX + 1] = {
-	[GPUVIRT_A_GPU_ID]		= MNL_TYPE_U32,
-	[GPUVIRT_A_GPU_NAME]		= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_GPU_MODEL]		= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_GPU_VRAM_SIZE]	= MNL_TYPE_U64,
-	[GPUVIRT_A_GPU_ENGINES]		= MNL_TYPE_U32,
-	[GPUVIRT_A_GPU_MODE]		= MNL_TYPE_U32,
-	[GPUVIRT_A_GPU_BACKEND]		= MNL_TYPE_NUL_STRING,
-};
-
 static const uint8_t gi_policy[GPUVIRT_A_GI_MAX + 1] = {
 	[GPUVIRT_A_GI_GPU_ID]		= MNL_TYPE_U32,
 	[GPUVIRT_A_GI_ID]		= MNL_TYPE_U32,
