@@ -90,32 +90,6 @@ static const struct nl_attr_names sched_names = {
 	.max = GPUVIRT_A_SCHED_MAX,
 };
 
-static const uint8_t gpu_policy[GPUVIRT_A_GPU_MAX + 1] = {
-	[GPUVIRT_A_GPU_ID]		= MNL_TYPE_U32,
-	[GPUVIRT_A_GPU_NAME]		= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_GPU_MODEL]		= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_GPU_VRAM_SIZE]	= MNL_TYPE_U64,
-	[GPUVIRT_A_GPU_ENGINES]		= MNL_TYPE_U32,
-	[GPUVIRT_A_GPU_BACKEND]		= MNL_TYPE_NUL_STRING,
-};
-
-static const uint8_t sched_policy[GPUVIRT_A_SCHED_MAX + 1] = {
-	[GPUVIRT_A_SCHED_GPU_ID]	= MNL_TYPE_U32,
-	[GPUVIRT_A_SCHED_POLICY]	= MNL_TYPE_U32,
-	[GPUVIRT_A_SCHED_TIMESLICE_US]	= MNL_TYPE_U32,
-	[GPUVIRT_A_SCHED_GI_ID]		= MNL_TYPE_U32,
-};
-
-static const uint8_t vgpu_policy[GPUVIRT_A_VGPU_MAX + 1] = {
-	[GPUVIRT_A_VGPU_UUID]		= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_VGPU_GPU_ID]		= MNL_TYPE_U32,
-	[GPUVIRT_A_VGPU_TYPE]		= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_VGPU_WEIGHT]		= MNL_TYPE_U32,
-	[GPUVIRT_A_VGPU_MIN_PCT]	= MNL_TYPE_U32,
-	[GPUVIRT_A_VGPU_MAX_PCT]	= MNL_TYPE_U32,
-	[GPUVIRT_A_VGPU_GI_ID]		= MNL_TYPE_U32,
-};
-
 /* The state ----------------------------------------------------------------- */
 
 struct cur_gpu {
@@ -158,11 +132,6 @@ static void *append(void *arr_p, size_t *n, size_t size)
 	return a + (*n)++ * size;
 }
 
-static void copy_str(char *dst, size_t len, const struct nlattr *a)
-{
-	snprintf(dst, len, "%s", a ? mnl_attr_get_str(a) : "");
-}
-
 static int state_gpu_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[GPUVIRT_A_GPU_MAX + 1];
@@ -180,9 +149,10 @@ static int state_gpu_cb(const struct nlmsghdr *nlh, void *data)
 		return -ENOMEM;
 	}
 	g->id = mnl_attr_get_u32(tb[GPUVIRT_A_GPU_ID]);
-	copy_str(g->name, sizeof(g->name), tb[GPUVIRT_A_GPU_NAME]);
-	copy_str(g->model, sizeof(g->model), tb[GPUVIRT_A_GPU_MODEL]);
-	copy_str(g->backend, sizeof(g->backend), tb[GPUVIRT_A_GPU_BACKEND]);
+	nl_attr_strcpy(g->name, sizeof(g->name), tb[GPUVIRT_A_GPU_NAME]);
+	nl_attr_strcpy(g->model, sizeof(g->model), tb[GPUVIRT_A_GPU_MODEL]);
+	nl_attr_strcpy(g->backend, sizeof(g->backend),
+		       tb[GPUVIRT_A_GPU_BACKEND]);
 	if (tb[GPUVIRT_A_GPU_VRAM_SIZE])
 		g->vram = mnl_attr_get_u64(tb[GPUVIRT_A_GPU_VRAM_SIZE]);
 	if (tb[GPUVIRT_A_GPU_ENGINES])
@@ -242,9 +212,9 @@ static int state_vgpu_cb(const struct nlmsghdr *nlh, void *data)
 		err_print("%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	copy_str(v->uuid, sizeof(v->uuid), tb[GPUVIRT_A_VGPU_UUID]);
+	nl_attr_strcpy(v->uuid, sizeof(v->uuid), tb[GPUVIRT_A_VGPU_UUID]);
 	v->gpu = mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_GPU_ID]);
-	copy_str(v->type, sizeof(v->type), tb[GPUVIRT_A_VGPU_TYPE]);
+	nl_attr_strcpy(v->type, sizeof(v->type), tb[GPUVIRT_A_VGPU_TYPE]);
 	v->weight = mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_WEIGHT]);
 	v->min_pct = mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_MIN_PCT]);
 	v->max_pct = mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_MAX_PCT]);

@@ -28,7 +28,7 @@ static const struct nl_attr_names gpu_names = {
 	.max = GPUVIRT_A_GPU_MAX,
 };
 
-static const uint8_t gpu_policy[GPUVIRT_A_GPU_MAX + 1] = {
+const uint8_t gpu_policy[GPUVIRT_A_GPU_MAX + 1] = {
 	[GPUVIRT_A_GPU_ID]		= MNL_TYPE_U32,
 	[GPUVIRT_A_GPU_NAME]		= MNL_TYPE_NUL_STRING,
 	[GPUVIRT_A_GPU_MODEL]		= MNL_TYPE_NUL_STRING,

@@ -54,16 +54,6 @@ static const struct nl_attr_names gi_names = {
 	.max = GPUVIRT_A_GI_MAX,
 };
 
-static const uint8_t gpu_policy[GPUVIRT_A_GPU_MAX + 1] = {
-	[GPUVIRT_A_GPU_ID]		= MNL_TYPE_U32,
-	[GPUVIRT_A_GPU_NAME]		= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_GPU_MODEL]		= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_GPU_VRAM_SIZE]	= MNL_TYPE_U64,
-	[GPUVIRT_A_GPU_ENGINES]		= MNL_TYPE_U32,
-	[GPUVIRT_A_GPU_MODE]		= MNL_TYPE_U32,
-	[GPUVIRT_A_GPU_BACKEND]		= MNL_TYPE_NUL_STRING,
-};
-
 static const uint8_t gi_policy[GPUVIRT_A_GI_MAX + 1] = {
 	[GPUVIRT_A_GI_GPU_ID]		= MNL_TYPE_U32,
 	[GPUVIRT_A_GI_ID]		= MNL_TYPE_U32,
@@ -104,11 +94,6 @@ const char *mig_table_why(const struct mig_gpu *g)
 	return "a custom GPU needs at least 8G of VRAM and 7 engines";
 }
 
-static void copy_str(char *dst, size_t len, const struct nlattr *a)
-{
-	snprintf(dst, len, "%s", a ? mnl_attr_get_str(a) : "");
-}
-
 static uint32_t get_u32(const struct nlattr *a)
 {
 	return a ? mnl_attr_get_u32(a) : 0;
@@ -131,8 +116,8 @@ static int gpu_read_cb(const struct nlmsghdr *nlh, void *data)
 		return -EINVAL;
 	}
 	g->id = mnl_attr_get_u32(tb[GPUVIRT_A_GPU_ID]);
-	copy_str(g->name, sizeof(g->name), tb[GPUVIRT_A_GPU_NAME]);
-	copy_str(g->model, sizeof(g->model), tb[GPUVIRT_A_GPU_MODEL]);
+	nl_attr_strcpy(g->name, sizeof(g->name), tb[GPUVIRT_A_GPU_NAME]);
+	nl_attr_strcpy(g->model, sizeof(g->model), tb[GPUVIRT_A_GPU_MODEL]);
 	g->vram = get_u64(tb[GPUVIRT_A_GPU_VRAM_SIZE]);
 	g->engines = get_u32(tb[GPUVIRT_A_GPU_ENGINES]);
 	g->mig = get_u32(tb[GPUVIRT_A_GPU_MODE]) == GPUVIRT_GPU_MODE_MIG;
@@ -162,9 +147,10 @@ static int gi_read_cb(const struct nlmsghdr *nlh, void *data)
 		return -EINVAL;
 	}
 	gi = &g->gi[id];
-	copy_str(gi->profile, sizeof(gi->profile), tb[GPUVIRT_A_GI_PROFILE]);
-	copy_str(gi->vgpu_type, sizeof(gi->vgpu_type),
-		 tb[GPUVIRT_A_GI_VGPU_TYPE]);
+	nl_attr_strcpy(gi->profile, sizeof(gi->profile),
+		       tb[GPUVIRT_A_GI_PROFILE]);
+	nl_attr_strcpy(gi->vgpu_type, sizeof(gi->vgpu_type),
+		       tb[GPUVIRT_A_GI_VGPU_TYPE]);
 	gi->start = mnl_attr_get_u32(tb[GPUVIRT_A_GI_START]);
 	gi->slots = get_u32(tb[GPUVIRT_A_GI_SLOTS]);
 	gi->slices = get_u32(tb[GPUVIRT_A_GI_SLICES]);

@@ -455,6 +455,11 @@ int nl_parse_nested(const struct nlattr *nest, const uint8_t *policy,
 	return 0;
 }
 
+void nl_attr_strcpy(char *dst, size_t len, const struct nlattr *a)
+{
+	snprintf(dst, len, "%s", a ? mnl_attr_get_str(a) : "");
+}
+
 int nl_genl_cmd(const struct nlmsghdr *nlh)
 {
 	const struct genlmsghdr *genl;

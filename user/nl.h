@@ -8,6 +8,7 @@
 #define GPUVIRTCTL_NL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <libmnl/libmnl.h>
@@ -104,6 +105,12 @@ int nl_parse(const struct nlmsghdr *nlh, const uint8_t *policy,
 /* The same for the attributes nested in @nest. */
 int nl_parse_nested(const struct nlattr *nest, const uint8_t *policy,
 		    unsigned int max, const struct nlattr **tb);
+
+/*
+ * Copy the string of attribute @a (as nl_parse() checked it, NUL
+ * terminated) into @dst of @len bytes, cut to fit; "" when @a is NULL.
+ */
+void nl_attr_strcpy(char *dst, size_t len, const struct nlattr *a);
 
 /* The genetlink command of a message, or -1. */
 int nl_genl_cmd(const struct nlmsghdr *nlh);

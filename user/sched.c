@@ -32,7 +32,7 @@ static const struct nl_attr_names sched_names = {
 	.max = GPUVIRT_A_SCHED_MAX,
 };
 
-static const uint8_t sched_policy[GPUVIRT_A_SCHED_MAX + 1] = {
+const uint8_t sched_policy[GPUVIRT_A_SCHED_MAX + 1] = {
 	[GPUVIRT_A_SCHED_GPU_ID]		= MNL_TYPE_U32,
 	[GPUVIRT_A_SCHED_POLICY]		= MNL_TYPE_U32,
 	[GPUVIRT_A_SCHED_TIMESLICE_US]		= MNL_TYPE_U32,
@@ -42,6 +42,7 @@ static const uint8_t sched_policy[GPUVIRT_A_SCHED_MAX + 1] = {
 	[GPUVIRT_A_SCHED_IDLE_NS]		= MNL_TYPE_U64,
 	[GPUVIRT_A_SCHED_SWITCH_NS]		= MNL_TYPE_U64,
 	[GPUVIRT_A_SCHED_SWITCHES]		= MNL_TYPE_U64,
+	[GPUVIRT_A_SCHED_GI_ID]			= MNL_TYPE_U32,
 };
 
 /* enum gpuvirt_sched_policy, for "sched set policy" and for printing. */

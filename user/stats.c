@@ -151,19 +151,12 @@ static void label_escape(char *out, size_t len, const char *in)
 	out[o] = '\0';
 }
 
-static const uint8_t gpu_pol[GPUVIRT_A_GPU_MAX + 1] = {
-	[GPUVIRT_A_GPU_ID] = MNL_TYPE_U32,
-	[GPUVIRT_A_GPU_NAME] = MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_GPU_MODEL] = MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_GPU_VRAM_SIZE] = MNL_TYPE_U64,
-};
-
 static int gpu_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[GPUVIRT_A_GPU_MAX + 1];
 	char labels[STATS_LINE], name[64], model[64];
 
-	if (nl_parse(nlh, gpu_pol, GPUVIRT_A_GPU_MAX, tb) ||
+	if (nl_parse(nlh, gpu_policy, GPUVIRT_A_GPU_MAX, tb) ||
 	    !tb[GPUVIRT_A_GPU_ID] || !tb[GPUVIRT_A_GPU_NAME] ||
 	    !tb[GPUVIRT_A_GPU_MODEL] || !tb[GPUVIRT_A_GPU_VRAM_SIZE])
 		return -EINVAL;
@@ -179,13 +172,6 @@ static int gpu_cb(const struct nlmsghdr *nlh, void *data)
 	return 0;
 }
 
-static const uint8_t sched_pol[GPUVIRT_A_SCHED_MAX + 1] = {
-	[GPUVIRT_A_SCHED_GPU_ID] = MNL_TYPE_U32,
-	[GPUVIRT_A_SCHED_BUSY_NS] = MNL_TYPE_U64,
-	[GPUVIRT_A_SCHED_IDLE_NS] = MNL_TYPE_U64,
-	[GPUVIRT_A_SCHED_SWITCHES] = MNL_TYPE_U64,
-};
-
 static double u64_or_0(const struct nlattr *a, double scale)
 {
 	return a ? (double)mnl_attr_get_u64(a) * scale : 0;
@@ -196,7 +182,7 @@ static int sched_cb(const struct nlmsghdr *nlh, void *data)
 	const struct nlattr *tb[GPUVIRT_A_SCHED_MAX + 1];
 	char labels[STATS_LINE];
 
-	if (nl_parse(nlh, sched_pol, GPUVIRT_A_SCHED_MAX, tb) ||
+	if (nl_parse(nlh, sched_policy, GPUVIRT_A_SCHED_MAX, tb) ||
 	    !tb[GPUVIRT_A_SCHED_GPU_ID])
 		return -EINVAL;
 	snprintf(labels, sizeof(labels), "gpu=\"%u\"",
@@ -208,37 +194,18 @@ static int sched_cb(const struct nlmsghdr *nlh, void *data)
 	return 0;
 }
 
-static const uint8_t vgpu_pol[GPUVIRT_A_VGPU_MAX + 1] = {
-	[GPUVIRT_A_VGPU_UUID] = MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_VGPU_GPU_ID] = MNL_TYPE_U32,
-	[GPUVIRT_A_VGPU_TYPE] = MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_VGPU_WEIGHT] = MNL_TYPE_U32,
-	[GPUVIRT_A_VGPU_MIN_PCT] = MNL_TYPE_U32,
-	[GPUVIRT_A_VGPU_MAX_PCT] = MNL_TYPE_U32,
-	[GPUVIRT_A_VGPU_OPEN] = MNL_TYPE_U8,
-	[GPUVIRT_A_VGPU_STATS] = MNL_TYPE_NESTED,
-};
-
-static const uint8_t vstats_pol[GPUVIRT_A_VGPU_STATS_MAX + 1] = {
-	[GPUVIRT_A_VGPU_STATS_RUN_NS] = MNL_TYPE_U64,
-	[GPUVIRT_A_VGPU_STATS_SLICES] = MNL_TYPE_U64,
-	[GPUVIRT_A_VGPU_STATS_PREEMPTIONS] = MNL_TYPE_U64,
-	[GPUVIRT_A_VGPU_STATS_WORK_NS] = MNL_TYPE_U64,
-	[GPUVIRT_A_VGPU_STATS_PACKETS] = MNL_TYPE_U64,
-};
-
 static int vgpu_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[GPUVIRT_A_VGPU_MAX + 1];
 	const struct nlattr *st[GPUVIRT_A_VGPU_STATS_MAX + 1] = { NULL };
 	char labels[STATS_LINE], uuid[64], type[64];
 
-	if (nl_parse(nlh, vgpu_pol, GPUVIRT_A_VGPU_MAX, tb) ||
+	if (nl_parse(nlh, vgpu_policy, GPUVIRT_A_VGPU_MAX, tb) ||
 	    !tb[GPUVIRT_A_VGPU_UUID] || !tb[GPUVIRT_A_VGPU_GPU_ID] ||
 	    !tb[GPUVIRT_A_VGPU_TYPE])
 		return -EINVAL;
 	if (tb[GPUVIRT_A_VGPU_STATS] &&
-	    nl_parse_nested(tb[GPUVIRT_A_VGPU_STATS], vstats_pol,
+	    nl_parse_nested(tb[GPUVIRT_A_VGPU_STATS], vgpu_stats_policy,
 			    GPUVIRT_A_VGPU_STATS_MAX, st))
 		return -EINVAL;
 	label_escape(uuid, sizeof(uuid), mnl_attr_get_str(tb[GPUVIRT_A_VGPU_UUID]));

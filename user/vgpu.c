@@ -58,7 +58,7 @@ static const struct nl_attr_names add_type_names = {
 	.max = GPUVIRT_A_TYPE_MAX,
 };
 
-static const uint8_t vgpu_policy[GPUVIRT_A_VGPU_MAX + 1] = {
+const uint8_t vgpu_policy[GPUVIRT_A_VGPU_MAX + 1] = {
 	[GPUVIRT_A_VGPU_UUID]		= MNL_TYPE_NUL_STRING,
 	[GPUVIRT_A_VGPU_GPU_ID]		= MNL_TYPE_U32,
 	[GPUVIRT_A_VGPU_TYPE]		= MNL_TYPE_NUL_STRING,
@@ -73,7 +73,7 @@ static const uint8_t vgpu_policy[GPUVIRT_A_VGPU_MAX + 1] = {
 	[GPUVIRT_A_VGPU_GI_ID]		= MNL_TYPE_U32,
 };
 
-static const uint8_t stats_policy[GPUVIRT_A_VGPU_STATS_MAX + 1] = {
+const uint8_t vgpu_stats_policy[GPUVIRT_A_VGPU_STATS_MAX + 1] = {
 	[GPUVIRT_A_VGPU_STATS_RUN_NS]		= MNL_TYPE_U64,
 	[GPUVIRT_A_VGPU_STATS_SLICES]		= MNL_TYPE_U64,
 	[GPUVIRT_A_VGPU_STATS_PREEMPTIONS]	= MNL_TYPE_U64,
@@ -94,7 +94,7 @@ static int stats_print(const struct nlattr *nest)
 	const struct nlattr *tb[GPUVIRT_A_VGPU_STATS_MAX + 1];
 	const struct nlattr *a;
 
-	if (nl_parse_nested(nest, stats_policy, GPUVIRT_A_VGPU_STATS_MAX, tb))
+	if (nl_parse_nested(nest, vgpu_stats_policy, GPUVIRT_A_VGPU_STATS_MAX, tb))
 		return -EINVAL;
 
 	pr_open_object("stats");
