@@ -28,7 +28,8 @@
 #   GPUVIRT_DEBUG_JOBS=N           guests at once (default: nproc)
 #   GPUVIRT_DEBUG_SHARDS=N         guests the suite and the sweeps are split
 #                                  over (default: GPUVIRT_DEBUG_JOBS)
-#   GPUVIRT_DEBUG_TEST_TIMEOUT=S   per-test limit in the guest (default 360)
+#   GPUVIRT_DEBUG_TEST_TIMEOUT=S   per-test limit in the guest (default 900:
+#                                  pt.sh takes about 400 s on this kernel)
 #   GPUVIRT_DEBUG_RACE_SECONDS=S   time bound of each race (default 20)
 #   GPUVIRT_FAILNTH_BUDGET=S       time bound of each fail-nth path (default
 #                                  300; a path cut short is a failure)
@@ -71,7 +72,7 @@ export GPUVIRT_VM_KERNEL=$dir/bzImage
 export GPUVIRT_VM_MODDIR=$dir/root/lib/modules/$kver
 # shellcheck disable=SC2016 # expanded by the guest's bash -c
 export GPUVIRT_VM_AFTER_TEST='selftests/debug/after-test.sh "$1" "$2"'
-timeout_s=${GPUVIRT_DEBUG_TEST_TIMEOUT:-360}
+timeout_s=${GPUVIRT_DEBUG_TEST_TIMEOUT:-900}
 mem=${GPUVIRT_DEBUG_MEM:-1536M}
 
 jobs_max=${GPUVIRT_DEBUG_JOBS:-$(nproc)}

@@ -687,6 +687,7 @@ TEST_F(mig, isolation)
 	double tput[3], ratio;
 	pid_t load[4] = { 0 }, vload;
 	int i, w, e, st, victim = 3;
+	bool clean = true;
 	struct gi g;
 
 	ASSERT_EQ(0, set_mode(&self->nl, 1));
@@ -707,8 +708,11 @@ TEST_F(mig, isolation)
 					load[i] = load_start(i, "0");
 		if (w == 2)
 			for (i = 0; i < 4; i++)
-				if (i != victim)
-					EXPECT_EQ(0, load_stop(load[i]));
+				if (i != victim) {
+					st = load_stop(load[i]);
+					clean &= st == 0;
+					EXPECT_EQ(0, st);
+				}
 		usleep(500000);
 		memset(e0, 0, sizeof(e0));
 		memset(e1, 0, sizeof(e1));
@@ -722,9 +726,11 @@ TEST_F(mig, isolation)
 			if (victim_mask & (1ULL << e)) {
 				tput[w] = (double)(e1[e] - e0[e]) / (t1 - t0);
 			} else if (w != 1) {
+				clean &= e0[e] == e1[e];
 				EXPECT_EQ(e0[e], e1[e])
 					TH_LOG("window %d: idle engine %d ran", w, e);
 			} else {
+				clean &= e0[e] < e1[e];
 				EXPECT_LT(e0[e], e1[e])
 					TH_LOG("engine %d was not saturated", e);
 			}
@@ -736,9 +742,18 @@ TEST_F(mig, isolation)
 	TH_LOG("victim throughput (engine s per s): idle %.4f, saturated %.4f, idle %.4f; ratio %.4f",
 	       tput[0], tput[1], tput[2], ratio);
 	ksft_print_msg("isolation ratio %.4f\n", ratio);
-	EXPECT_GE(ratio, 0.99);
 	/* the victim did work; the neighbours' engines are checked above */
 	EXPECT_GT(tput[0], 0.5);
+	clean &= st == 0 && tput[0] > 0.5;
+	/*
+	 * On a KASAN kernel the engines above ran and were checked, but the
+	 * ratio is the guest CPU's, not the scheduler's: skipped, unless a
+	 * check above failed (a skip would hide it).
+	 */
+	if (clean && gv_kernel_has_kasan())
+		SKIP(return, "isolation ratio %.4f not judged on a KASAN kernel (the simulated engines are guest threads)",
+		     ratio);
+	EXPECT_GE(ratio, 0.99);
 }
 
 TEST_HARNESS_MAIN
