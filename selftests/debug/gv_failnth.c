@@ -436,6 +436,19 @@ static int sim_up(void)
 	return must(nl_open(&nl), "open netlink") ? -1 : 0;
 }
 
+/*
+ * Drop what is queued on the request socket: after a request that failed
+ * with ENOBUFS its reply or ack may still come, and would be taken for the
+ * answer of the next request (whose nl_talk() then fails on the sequence
+ * number, and an undo silently does nothing).
+ */
+static void nl_drain(void)
+{
+	while (nl.sk && (recv(mnl_socket_get_fd(nl.sk), nl.buf, sizeof(nl.buf),
+			      MSG_DONTWAIT) >= 0 || errno == ENOBUFS))
+		;
+}
+
 /* A genl request with fail-nth armed around sendmsg() alone. */
 static int armed_nl(struct nlmsghdr *nlh, mnl_cb_t cb, void *data, int n, bool *inj)
 {
@@ -445,13 +458,7 @@ static int armed_nl(struct nlmsghdr *nlh, mnl_cb_t cb, void *data, int n, bool *
 	ctl_cbs[NLMSG_ERROR] = ctl_err_cb;
 	ctl_cbs[NLMSG_DONE] = ctl_done_cb;
 	nl.ext_msg[0] = '\0';
-	/*
-	 * A request that failed with ENOBUFS (a lost ack) may have left its
-	 * reply queued: drop it, or it is taken for this request's answer.
-	 */
-	while (recv(mnl_socket_get_fd(nl.sk), nl.buf, sizeof(nl.buf), MSG_DONTWAIT) >= 0 ||
-	       errno == ENOBUFS)
-		;
+	nl_drain();
 	arm(n);
 	ret = mnl_socket_sendto(nl.sk, nlh, nlh->nlmsg_len);
 	*inj = disarm();
@@ -521,10 +528,13 @@ static void gi_del_all(void)
 
 	if (!nl.sk && nl_open(&nl))
 		return;
+	nl_drain();
 	nlh = genl_req(&nl, buf, nl.family, GPUVIRT_CMD_GI_GET, NLM_F_DUMP);
 	mnl_attr_put_u32(nlh, GPUVIRT_A_GI_GPU_ID, 0);
-	if (nl_talk(&nl, nlh, gi_ids_cb, ids))
+	if (nl_talk(&nl, nlh, gi_ids_cb, ids)) {
+		printf("# gi-get dump to delete the GIs: %s\n", strerror(errno));
 		return;
+	}
 	for (i = 0; i < 32; i++)
 		if (ids[i])
 			gi_del(i);
@@ -1227,6 +1237,7 @@ static int gi_make(void)
 	char buf[512];
 	struct nlmsghdr *nlh;
 
+	nl_drain();
 	nlh = genl_req(&nl, buf, nl.family, GPUVIRT_CMD_GI_NEW, 0);
 	mnl_attr_put_u32(nlh, GPUVIRT_A_GI_GPU_ID, 0);
 	mnl_attr_put_strz(nlh, GPUVIRT_A_GI_PROFILE, "3g.71gb");
