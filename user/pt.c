@@ -491,6 +491,9 @@ struct pt_mover {
 	const char *root;
 	unsigned long fail_at;
 	unsigned long step;
+	int (*write)(void *data, unsigned long step, const char *path,
+		     const char *val);	/* pt_assign_req.step_write */
+	void *data;
 };
 
 static int dev_file(const struct pt_mover *mv, const char *bdf,
@@ -512,6 +515,8 @@ static int step_write(struct pt_mover *mv, const char *path, const char *val,
 		return -EIO;
 	}
 	*what = NULL;
+	if (mv->write)
+		return mv->write(mv->data, mv->step, path, val);
 	return sysfs_write(path, val);
 }
 
@@ -791,7 +796,10 @@ int pt_assign(const char *root, const struct pt_assign_req *req,
 	      struct pt_state *st, struct pt_paths *paths)
 {
 	struct pt_request preq = { .force = req->force, .only = req->only };
-	struct pt_mover mv = { .root = root, .fail_at = req->fail_at };
+	struct pt_mover mv = {
+		.root = root, .fail_at = req->fail_at,
+		.write = req->step_write, .data = req->step_data,
+	};
 	const char *drv = req->driver;
 	char *path = paths->state, *rule = paths->rule;
 	char msg[PATH_MAX + 128], err[PATH_MAX + 128];

@@ -184,6 +184,18 @@ struct pt_assign_req {
 	bool only;			/* the device alone, not its group */
 	bool persistent;		/* and a udev rule for the next boot */
 	unsigned long fail_at;		/* fail the Nth sysfs write; 0: none */
+	/*
+	 * Optional: makes counted sysfs write number @step (from 1, in the
+	 * order GPUVIRT_PT_FAIL_AT counts them) of @val to @path in place of
+	 * sysfs_write(), and returns 0 or -errno the same way. The
+	 * fault-injection sweep (selftests/debug/gv_failnth.c, path
+	 * pt-assign) arms fail-nth around exactly the write() of one step
+	 * with it. NULL: sysfs_write(). The rollback's writes are not counted
+	 * and never go through it.
+	 */
+	int (*step_write)(void *data, unsigned long step, const char *path,
+			  const char *val);
+	void *step_data;
 };
 
 /* Where an assignment is recorded. */
