@@ -47,29 +47,49 @@ fi
 # (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER) take one range each, so each
 # path rejects the one of the two it reaches: fail-nth neither fails nor
 # counts an allocation inside it.
-reject_fn() {
-	local fn=$1 range a f
-	range=$(sort /proc/kallsyms | awk -v fn="$fn" '
-		found { print start, $1; exit }
-		$3 == fn && ($2 == "T" || $2 == "t") { start = $1; found = 1 }')
-	if [ -z "$range" ]; then
-		echo "# cannot find $fn in /proc/kallsyms"
-		return 1
+
+# The range [start, end) of a function, as two hex numbers without 0x:
+# from nm of the running kernel's vmlinux (its build tree) corrected by the
+# KASLR offset of _text, or of a module's .ko plus the base of its .text in
+# /sys/module. /proc/kallsyms is not read whole: that takes minutes on a
+# KASAN kernel under TCG.
+fn_range() {
+	local fn=$1 mod=${2:-} file base line addr size
+	if [ -z "$mod" ]; then
+		file=/lib/modules/$(uname -r)/build/vmlinux
+		# _text comes after the per-CPU symbols, near the start
+		line=$(grep -m 1 ' _text$' /proc/kallsyms) || return 1
+		base=$((0x${line%% *} - 0x$(nm "$file" | awk '$3 == "_text" { print $1; exit }')))
+	else
+		file=$(modinfo -n "$mod") || return 1
+		base=$(cat "/sys/module/$mod/sections/.text") || return 1
+		base=$((base))
 	fi
-	read -r -a a <<<"$range"
+	read -r addr size < <(nm -S "$file" | awk -v fn="$fn" '$4 == fn { print $1, $2; exit }')
+	[ -n "$size" ] || { echo "# no $fn in $file" >&2; return 1; }
+	printf '%x %x\n' $((base + 0x$addr)) $((base + 0x$addr + 0x$size))
+}
+
+# Keep fail-nth out of [start, end) (fn_range's output).
+reject() {
+	local f
 	for f in failslab fail_page_alloc; do
-		echo "0x${a[0]}" > /sys/kernel/debug/$f/reject-start &&
-			echo "0x${a[1]}" > /sys/kernel/debug/$f/reject-end || return 1
+		echo "0x$1" > /sys/kernel/debug/$f/reject-start &&
+			echo "0x$2" > /sys/kernel/debug/$f/reject-end || return 1
 	done
 }
 
 # vfio_create_group() is in the vfio module: load it before looking it up
 modprobe -q vfio || { echo "1..0 # SKIP cannot load vfio"; exit 4; }
+r_bus=$(fn_range bus_register) && r_vfio=$(fn_range vfio_create_group vfio) || {
+	echo "1..0 # SKIP cannot locate bus_register() and vfio_create_group()"
+	exit 4
+}
 
 groups=$(printf '%s\n' "${paths[@]}" | sed 's/-.*//' | uniq | wc -l)
 echo "TAP version 13"
 echo "1..$((${#paths[@]} + groups))"
-echo "# not injected inside bus_register() for modload-sim, inside vfio_create_group() for the other paths: their error paths WARN (see fail-nth.sh)"
+echo "# not injected inside bus_register() ($r_bus) for modload-sim, inside vfio_create_group() ($r_vfio) for the other paths: their error paths WARN (see fail-nth.sh)"
 n=0
 failed=0
 total=0
@@ -79,10 +99,11 @@ for i in "${!paths[@]}"; do
 	n=$((n + 1))
 	s=$(date +%s)
 	case $p in
-	modload-sim) fn=bus_register ;;
-	*) fn=vfio_create_group ;;
+	modload-sim) fn=bus_register; range=$r_bus ;;
+	*) fn=vfio_create_group; range=$r_vfio ;;
 	esac
-	if ! reject_fn $fn; then
+	# shellcheck disable=SC2086 # two words
+	if ! reject $range; then
 		echo "not ok $n $p # cannot keep injection out of $fn"
 		failed=$((failed + 1))
 		continue
