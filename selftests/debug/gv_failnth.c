@@ -171,24 +171,7 @@ static const char *const reports[] = {
 	"Kernel panic",
 };
 
-/*
- * Reports of bugs outside gpuvirt, in the distro kernel, that a sweep hits
- * on every point of some stretch: each still fails the path, but does not
- * stop its sweep early, so the points after them are swept too.
- *  - vfio_create_group()'s error path (cdev_device_add() failing) puts the
- *    group device with group->iommu_group still set: vfio_group_release()
- *    warns, and the iommu_group reference is never put (6.12's
- *    drivers/vfio/group.c:538). Hit by pt-assign's drivers_probe step.
- */
-static const char *const upstream_reports[] = {
-	"at drivers/vfio/group.c:538 vfio_group_release",
-};
-static int upstream_seen;
-
-/*
- * Read what the kernel logged since the last call; count its reports
- * (those of upstream_reports[] in upstream_seen as well).
- */
+/* Read what the kernel logged since the last call; count its reports. */
 static int kmsg_reports(void)
 {
 	char rec[8192];
@@ -207,13 +190,8 @@ static int kmsg_reports(void)
 			if (strstr(rec, reports[i])) {
 				char *msg = strchr(rec, ';');
 
-				size_t k;
-
 				printf("#   kernel: %.200s", msg ? msg + 1 : rec);
 				found++;
-				for (k = 0; k < sizeof(upstream_reports) / sizeof(upstream_reports[0]); k++)
-					if (strstr(rec, upstream_reports[k]))
-						upstream_seen++;
 				break;
 			}
 	}
@@ -1709,7 +1687,7 @@ static int sweep(const struct path *p, int *points)
 	time_t t0 = time(NULL);
 	long msgs0 = mon_msgs, lost0 = mon_lost;
 	char at[48];
-	int bad0, upstream0 = upstream_seen;
+	int bad0;
 
 	*points = 0;
 	warm = false;
@@ -1812,7 +1790,7 @@ static int sweep(const struct path *p, int *points)
 		}
 		mon_drain();
 		warm = bad == bad0 && !strcmp(before, after);
-		if (bad - (upstream_seen - upstream0) > 5) {
+		if (bad > 5) {
 			printf("# %s: too many problems, stopping at %s\n", p->name, at);
 			break;
 		}
@@ -1828,9 +1806,6 @@ static int sweep(const struct path *p, int *points)
 		printf("# %s: still injecting at point %d, stopped\n", p->name, max_nth);
 		bad++;
 	}
-	if (upstream_seen > upstream0)
-		printf("# %s: %d of the reports are a known bug outside gpuvirt (upstream_reports[])\n",
-		       p->name, upstream_seen - upstream0);
 	if (mon_lost > lost0) {
 		printf("# %s: the monitor socket overflowed %ld times\n", p->name,
 		       mon_lost - lost0);
