@@ -162,4 +162,49 @@ static inline void gpuvirt_nl_err_str(struct netlink_ext_ack *extack,
 #endif
 }
 
+/*
+ * 2026-12: generic netlink takes split do/dump operations, each with its
+ * own policy and its own pre_doit/post_doit or start/done hooks, since
+ * v6.2 (struct genl_split_ops); v6.1 has only struct genl_ops, one per
+ * command, and one pre_doit/post_doit for the whole family. The YNL
+ * generator emits a split table (netlink-gen.c) whose hooks take a
+ * struct genl_split_ops. v6.1 gets the type here, with the members the
+ * generator fills, and netlink.c turns the table into genl_ops at init,
+ * calling each command's hooks from the family's. Probe: genl_split_ops.
+ */
+#ifndef GPUVIRT_HAVE_GENL_SPLIT_OPS
+struct genl_info;
+struct netlink_callback;
+struct nla_policy;
+struct sk_buff;
+
+struct genl_split_ops {
+	int (*pre_doit)(const struct genl_split_ops *ops, struct sk_buff *skb,
+			struct genl_info *info);
+	int (*doit)(struct sk_buff *skb, struct genl_info *info);
+	void (*post_doit)(const struct genl_split_ops *ops,
+			  struct sk_buff *skb, struct genl_info *info);
+	int (*start)(struct netlink_callback *cb);
+	int (*dumpit)(struct sk_buff *skb, struct netlink_callback *cb);
+	int (*done)(struct netlink_callback *cb);
+	const struct nla_policy *policy;
+	unsigned int maxattr;
+	u8 cmd;
+	u8 internal_flags;
+	u8 flags;
+	u8 validate;
+};
+#endif
+
+/*
+ * 2026-12: NL_ASSERT_DUMP_CTX_FITS() (v6.3) checks at build time that a
+ * dump's state fits in struct netlink_callback's ctx; v6.1 has the ctx
+ * but not the check. Probe: none needed, the macro is tested directly.
+ */
+#ifndef NL_ASSERT_DUMP_CTX_FITS
+#define NL_ASSERT_DUMP_CTX_FITS(type_name)				\
+	BUILD_BUG_ON(sizeof(type_name) >				\
+		     sizeof_field(struct netlink_callback, ctx))
+#endif
+
 #endif /* GPUVIRT_COMPAT_H */

@@ -11,7 +11,10 @@
 #ifndef GPUVIRT_BACKEND_H
 #define GPUVIRT_BACKEND_H
 
+#include <linux/completion.h>
 #include <linux/device.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <linux/types.h>
 #include <uapi/linux/gpuvirt.h>
 
@@ -120,9 +123,11 @@ struct gpuvirt_exec_ctx {
  *	every engine, and VRAM, which afterwards reads as zero everywhere.
  *	The core calls it only while no vGPU exists. May sleep.
  *
- * Capabilities are the fields of struct gpuvirt_gpu: VRAM size and engine
- * count. Every op is called with no core lock held unless its description
- * says otherwise.
+ * Every member is required: gpuvirt_gpu_register() refuses a GPU whose ops
+ * lack one, naming it. Capabilities are the fields of struct gpuvirt_gpu:
+ * VRAM size and engine count. Every op is called with no core lock held
+ * unless its description says otherwise; the reset op is called with the
+ * GPU's own lock held.
  */
 struct gpuvirt_backend_ops {
 	const char *name;
@@ -139,7 +144,8 @@ struct gpuvirt_backend_ops {
 /**
  * struct gpuvirt_gpu - one physical GPU as the core sees it
  * @dev: the backend's device; parent of the GPU's vGPUs. Must be bound to a
- *	driver while registered.
+ *	driver while registered, and must carry gpuvirt_gpu_groups (below)
+ *	in its groups or its driver's dev_groups.
  * @ops: backend operations
  * @id: host-unique id chosen by the backend
  * @name: short name, e.g. "sim0" or a PCI address
@@ -147,6 +153,16 @@ struct gpuvirt_backend_ops {
  * @model_name: model name reported to userspace
  * @vram_size: framebuffer size in bytes
  * @engines: number of execution engines
+ * @lock: the GPU's own lock (kernel/core/gpu.c). Serialises every change
+ *	of the GPU's configuration (mode, vGPU mode, GIs) and its
+ *	unregistration. Taken before the registry lock and before any lock
+ *	of a vGPU parent or scheduler; nothing that a VFIO user's release
+ *	path takes, so it may be held while waiting for VFIO users to close
+ *	this GPU's vGPUs.
+ * @refs: references: one while registered, one per user that found the GPU
+ *	in the registry (netlink requests, sysfs files). Unregistration
+ *	waits for the others to be dropped.
+ * @released: completed when @refs drops to zero
  * @mode: enum gpuvirt_gpu_mode
  * @mig: the GPU instances, in MIG mode; NULL in time-sliced mode
  * @registered: set between gpuvirt_gpu_register() and _unregister()
@@ -155,8 +171,8 @@ struct gpuvirt_backend_ops {
  *
  * The backend owns the memory and fills in @dev to @engines before
  * registering; the core owns the rest. All fields are stable while
- * registered except @mode and @mig, which are written under both
- * gpuvirt_mig_mutex and the registry lock, and may be read under either.
+ * registered except @mode, @mig and @registered, which are written under
+ * both @lock and the registry lock, and may be read under either.
  */
 struct gpuvirt_gpu {
 	struct device *dev;
@@ -169,12 +185,24 @@ struct gpuvirt_gpu {
 	u32 engines;
 
 	/* owned by the core */
+	struct mutex lock;	/* see above */
+	refcount_t refs;
+	struct completion released;
 	enum gpuvirt_gpu_mode mode;
 	struct gpuvirt_mig *mig;
 	bool registered;
 	struct dentry *debugfs;
 	struct gpuvirt_mdev_parent *mdev;
 };
+
+/*
+ * The GPU's sysfs files (<gpu device>/gpuvirt/: mig_mode, vgpu_mode,
+ * sched_policy, sched_slice_us). A backend lists them in its GPU device's
+ * groups before device_add(), or in its driver's dev_groups, so that they
+ * exist when the device is announced to udev. They answer -ENODEV until
+ * the GPU is registered and after it is unregistered.
+ */
+extern const struct attribute_group *gpuvirt_gpu_groups[];
 
 const struct gpuvirt_model *gpuvirt_model_lookup(const char *name);
 int gpuvirt_gpu_register(struct gpuvirt_gpu *gpu);

@@ -547,8 +547,8 @@ struct gpuvirt_vgpu *gpuvirt_sched_find_locked(struct gpuvirt_sched *s,
  *
  * Return: 0, -EINVAL or -ENOSPC.
  */
-int gpuvirt_sched_vgpu_set_locked(struct gpuvirt_vgpu *vgpu, u32 weight,
-				  u32 min_pct, u32 max_pct)
+static int gpuvirt_sched_vgpu_set_locked(struct gpuvirt_vgpu *vgpu, u32 weight,
+					 u32 min_pct, u32 max_pct)
 {
 	struct gpuvirt_sched *s = &vgpu->mp->sched;
 	struct gpuvirt_sp_slot *slot = &s->sp.slot[vgpu->slot];
@@ -583,6 +583,11 @@ static int gpuvirt_sched_changed(struct gpuvirt_sched *s, int err)
 	return err;
 }
 
+/*
+ * The initial policy and slice of a scheduler that is not announced yet (a
+ * GI being created): no event. Every later change goes through
+ * gpuvirt_sched_set().
+ */
 int gpuvirt_sched_set_policy(struct gpuvirt_mdev_parent *mp, u32 policy)
 {
 	struct gpuvirt_sched *s = &mp->sched;
@@ -605,7 +610,58 @@ int gpuvirt_sched_set_slice(struct gpuvirt_mdev_parent *mp, u64 slice_ns)
 	return gpuvirt_sched_changed(s, err);
 }
 
-/* As gpuvirt_sched_vgpu_set_locked(), taking the lock. */
+/**
+ * gpuvirt_sched_set() - change a scheduler's policy, time slice, or both
+ * @mp: the parent whose scheduler it is
+ * @policy: GPUVIRT_SCHED_POLICY_*, or U32_MAX to keep it
+ * @slice_ns: 0 for the default, or GPUVIRT_SP_SLICE_MIN_NS to
+ *	GPUVIRT_SP_SLICE_MAX_NS; U64_MAX to keep it
+ *
+ * All or nothing. A change that succeeds applies at the scheduler's next
+ * decision and is announced on the monitor group, once, whoever asked
+ * (netlink or sysfs).
+ *
+ * Context: may sleep.
+ * Return: 0, or -EINVAL for an unknown policy or a slice out of range.
+ */
+int gpuvirt_sched_set(struct gpuvirt_mdev_parent *mp, u32 policy,
+		      u64 slice_ns)
+{
+	struct gpuvirt_sched *s = &mp->sched;
+	u64 now = ktime_get_ns();
+	u64 old_slice;
+	int err = 0;
+
+	spin_lock(&s->lock);
+	old_slice = s->sp.slice_ns;
+	if (slice_ns != U64_MAX)
+		err = gpuvirt_sp_set_slice(&s->sp, slice_ns, now);
+	if (!err && policy != U32_MAX) {
+		err = gpuvirt_sp_set_policy(&s->sp, policy, now);
+		if (err && slice_ns != U64_MAX)
+			gpuvirt_sp_set_slice(&s->sp, old_slice, now);
+	}
+	spin_unlock(&s->lock);
+	err = gpuvirt_sched_changed(s, err);
+	if (!err)
+		gpuvirt_sched_notify(mp);
+	return err;
+}
+
+/**
+ * gpuvirt_sched_vgpu_set() - change a vGPU's scheduling parameters
+ * @vgpu: the vGPU, kept alive by the caller
+ * @weight: new weight, or U32_MAX to keep it
+ * @min_pct: new minimum, or U32_MAX to keep it
+ * @max_pct: new maximum (cap), or U32_MAX to keep it
+ *
+ * All or nothing: a refused change changes nothing. A change that succeeds
+ * is announced on the monitor group, whoever asked (netlink or sysfs).
+ *
+ * Context: may sleep.
+ * Return: 0, -EINVAL (a weight out of range, or a minimum above the
+ * maximum) or -ENOSPC (the minimums would pass 100 %).
+ */
 int gpuvirt_sched_vgpu_set(struct gpuvirt_vgpu *vgpu, u32 weight, u32 min_pct,
 			   u32 max_pct)
 {
@@ -615,6 +671,8 @@ int gpuvirt_sched_vgpu_set(struct gpuvirt_vgpu *vgpu, u32 weight, u32 min_pct,
 	spin_lock(&s->lock);
 	err = gpuvirt_sched_vgpu_set_locked(vgpu, weight, min_pct, max_pct);
 	spin_unlock(&s->lock);
+	if (!err)
+		gpuvirt_vgpu_notify(vgpu, GPUVIRT_CMD_VGPU_CHANGE_NTF);
 	return err;
 }
 

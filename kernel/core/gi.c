@@ -42,9 +42,6 @@
 #include "gi.h"
 #include "vgpu.h"
 
-/* MIG mode changes and GI creation and destruction: see gi.h */
-DEFINE_MUTEX(gpuvirt_mig_mutex);
-
 static void gpuvirt_gi_release(struct device *dev)
 {
 	kfree(gpuvirt_gi_from_dev(dev));
@@ -211,7 +208,7 @@ static u64 gpuvirt_gi_engine_mask(const struct gpuvirt_gpu *gpu,
  * @start: first memory slot, or GPUVIRT_MIG_START_ANY
  * @why: filled in when refused
  *
- * Context: gpuvirt_mig_mutex held; @gpu registered.
+ * Context: the GPU's lock held; @gpu registered.
  * Return: the new GI's id; -EINVAL when the GPU is not in MIG mode or for
  * an illegal start, -ENOSPC when the GI does not fit (@why says what is in
  * the way), -ENOMEM, or a driver core or mdev error.
@@ -227,7 +224,7 @@ int gpuvirt_gi_create(struct gpuvirt_gpu *gpu, unsigned int profile,
 	char name[12];
 	int id, err;
 
-	lockdep_assert_held(&gpuvirt_mig_mutex);
+	lockdep_assert_held(&gpu->lock);
 	memset(why, 0, sizeof(*why));
 	if (!mig) {
 		snprintf(why->msg, sizeof(why->msg),
@@ -344,7 +341,7 @@ static struct gpuvirt_gi *gpuvirt_gi_unlink(struct gpuvirt_gpu *gpu,
  * @id: the GI
  * @why: filled in when refused
  *
- * Context: gpuvirt_mig_mutex held; @gpu registered.
+ * Context: the GPU's lock held; @gpu registered.
  * Return: 0; -EINVAL when the GPU is not in MIG mode, -ENOENT when it has
  * no GI @id, or -EBUSY when the GI has a vGPU.
  */
@@ -354,7 +351,7 @@ int gpuvirt_gi_destroy(struct gpuvirt_gpu *gpu, unsigned int id,
 	struct gpuvirt_gi *gi;
 	int err;
 
-	lockdep_assert_held(&gpuvirt_mig_mutex);
+	lockdep_assert_held(&gpu->lock);
 	memset(why, 0, sizeof(*why));
 	if (!gpu->mig) {
 		snprintf(why->msg, sizeof(why->msg),
@@ -380,67 +377,23 @@ int gpuvirt_gi_destroy(struct gpuvirt_gpu *gpu, unsigned int id,
 }
 
 /**
- * gpuvirt_mig_set_mode() - turn MIG mode on or off
+ * gpuvirt_mig_alloc() - the MIG state of a GPU about to enter MIG mode
  * @gpu: the GPU
- * @mig: true for MIG mode, false for time-sliced mode
  * @why: filled in when refused
  *
- * Asking for the mode the GPU is in succeeds and changes nothing. A change
- * needs a GPU without vGPUs and without GIs, and resets the GPU.
- *
- * Context: gpuvirt_mig_mutex held; @gpu registered.
- * Return: 0; -EBUSY when vGPUs or GIs are in the way (@why names them),
- * -EOPNOTSUPP for a GPU without MIG profiles, -ENOMEM, or an mdev error.
+ * Return: the state, with no GIs, to free with gpuvirt_mig_free() unless
+ * the GPU takes it; ERR_PTR(-EOPNOTSUPP) for a GPU without MIG profiles,
+ * or ERR_PTR(-ENOMEM).
  */
-int gpuvirt_mig_set_mode(struct gpuvirt_gpu *gpu, bool mig,
-			 struct gpuvirt_mig_why *why)
+struct gpuvirt_mig *gpuvirt_mig_alloc(struct gpuvirt_gpu *gpu,
+				      struct gpuvirt_mig_why *why)
 {
-	struct gpuvirt_mdev_parent *mp = gpu->mdev;
-	struct gpuvirt_mig *m = gpu->mig;
-	unsigned int i, n;
+	struct gpuvirt_mig *m;
 	int err;
-
-	lockdep_assert_held(&gpuvirt_mig_mutex);
-	memset(why, 0, sizeof(*why));
-	if (mig == !!m)
-		return 0;
-
-	if (!mig) {
-		if (m->layout.nr) {
-			n = scnprintf(why->msg, sizeof(why->msg),
-				      "GPU %s has GIs:", gpu->name);
-			for (i = 0; i < GPUVIRT_MIG_GIS_MAX; i++)
-				if (m->gi[i])
-					n += scnprintf(why->msg + n,
-						       sizeof(why->msg) - n,
-						       " %u", i);
-			scnprintf(why->msg + n, sizeof(why->msg) - n,
-				  "; destroy them first");
-			return -EBUSY;
-		}
-		mutex_lock(&gpuvirt_registry.lock);
-		gpu->mig = NULL;
-		gpu->mode = GPUVIRT_GPU_MODE_TIMESLICED;
-		mutex_unlock(&gpuvirt_registry.lock);
-		gpu->ops->reset(gpu);
-		err = gpuvirt_mdev_parent_publish(mp);
-		if (err) {
-			mutex_lock(&gpuvirt_registry.lock);
-			gpu->mig = m;
-			gpu->mode = GPUVIRT_GPU_MODE_MIG;
-			mutex_unlock(&gpuvirt_registry.lock);
-			snprintf(why->msg, sizeof(why->msg),
-				 "could not offer the time-sliced types again");
-			return err;
-		}
-		debugfs_remove_recursive(m->debugfs);
-		kfree(m);
-		goto out_notify;
-	}
 
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!m)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	err = gpuvirt_mig_table_build(gpu->model, gpu->vram_size, gpu->engines,
 				      &m->table);
 	if (!err && gpu->engines < GPUVIRT_MIG_SLICES)
@@ -449,36 +402,49 @@ int gpuvirt_mig_set_mode(struct gpuvirt_gpu *gpu, bool mig,
 		snprintf(why->msg, sizeof(why->msg),
 			 "GPU %s (%s) has no MIG profiles", gpu->name,
 			 gpu->model_name);
-		goto err_free_mig;
+		kfree(m);
+		return ERR_PTR(err);
 	}
-	err = gpuvirt_mdev_parent_offline(mp);
-	if (err) {
-		snprintf(why->msg, sizeof(why->msg),
-			 "GPU %s has time-sliced vGPUs; remove them first",
-			 gpu->name);
-		goto err_free_mig;
-	}
-	gpuvirt_mdev_parent_withdraw(mp);
-	gpu->ops->reset(gpu);
 	gpuvirt_mig_layout_init(&m->layout);
 	m->debugfs = debugfs_create_dir("gis", gpu->debugfs);
-	mutex_lock(&gpuvirt_registry.lock);
-	gpu->mig = m;
-	gpu->mode = GPUVIRT_GPU_MODE_MIG;
-	mutex_unlock(&gpuvirt_registry.lock);
+	return m;
+}
 
-out_notify:
-	mutex_lock(&gpuvirt_registry.lock);
-	gpuvirt_registry_changed();
-	gpuvirt_gpu_notify(gpu, GPUVIRT_CMD_GPU_CHANGE_NTF);
-	mutex_unlock(&gpuvirt_registry.lock);
-	dev_info(gpu->dev, "gpuvirt: GPU %u is now in %s mode\n", gpu->id,
-		 mig ? "MIG" : "time-sliced");
-	return 0;
-
-err_free_mig:
+/**
+ * gpuvirt_mig_free() - free what gpuvirt_mig_alloc() made
+ * @m: MIG state without GIs, no longer the GPU's
+ */
+void gpuvirt_mig_free(struct gpuvirt_mig *m)
+{
+	WARN_ON(m->layout.nr);
+	debugfs_remove_recursive(m->debugfs);
 	kfree(m);
-	return err;
+}
+
+/**
+ * gpuvirt_mig_check_empty() - whether a GPU in MIG mode may leave it
+ * @gpu: a GPU in MIG mode
+ * @why: filled in when not
+ *
+ * Context: the GPU's lock held.
+ * Return: 0 when the GPU has no GI, or -EBUSY (@why lists them).
+ */
+int gpuvirt_mig_check_empty(struct gpuvirt_gpu *gpu,
+			    struct gpuvirt_mig_why *why)
+{
+	struct gpuvirt_mig *m = gpu->mig;
+	unsigned int i, n;
+
+	lockdep_assert_held(&gpu->lock);
+	if (!m->layout.nr)
+		return 0;
+	n = scnprintf(why->msg, sizeof(why->msg), "GPU %s has GIs:", gpu->name);
+	for (i = 0; i < GPUVIRT_MIG_GIS_MAX; i++)
+		if (m->gi[i])
+			n += scnprintf(why->msg + n, sizeof(why->msg) - n,
+				       " %u", i);
+	scnprintf(why->msg + n, sizeof(why->msg) - n, "; destroy them first");
+	return -EBUSY;
 }
 
 /**
@@ -487,14 +453,14 @@ err_free_mig:
  *
  * Removes the GIs' vGPUs, waiting for their users to close them.
  *
- * Context: gpuvirt_mig_mutex held.
+ * Context: the GPU's lock held.
  */
 void gpuvirt_mig_gpu_del(struct gpuvirt_gpu *gpu)
 {
 	struct gpuvirt_mig *m = gpu->mig;
 	unsigned int i;
 
-	lockdep_assert_held(&gpuvirt_mig_mutex);
+	lockdep_assert_held(&gpu->lock);
 	if (!m)
 		return;
 	for (i = 0; i < GPUVIRT_MIG_GIS_MAX; i++)
@@ -503,8 +469,7 @@ void gpuvirt_mig_gpu_del(struct gpuvirt_gpu *gpu)
 	mutex_lock(&gpuvirt_registry.lock);
 	gpu->mig = NULL;
 	mutex_unlock(&gpuvirt_registry.lock);
-	debugfs_remove_recursive(m->debugfs);
-	kfree(m);
+	gpuvirt_mig_free(m);
 }
 
 int gpuvirt_gi_init(void)

@@ -13,14 +13,6 @@
 struct gpuvirt_mdev_parent;
 struct netlink_ext_ack;
 
-/*
- * Serialises MIG mode changes and GI creation and destruction, on every
- * GPU, against each other and against a GPU going away. Taken before the
- * registry lock and before any mdev or vGPU lock; the vGPU paths never
- * take it.
- */
-extern struct mutex gpuvirt_mig_mutex;
-
 /**
  * struct gpuvirt_gi - one GPU instance
  * @dev: the GI's device, "<gpu>-gi<id>", a child of the GPU's device and
@@ -36,7 +28,7 @@ extern struct mutex gpuvirt_mig_mutex;
  * @debugfs: <debugfs>/gpuvirt/gpus/<gpu>/gis/<id>/
  *
  * Everything is fixed from creation to destruction; the GI is created and
- * destroyed under gpuvirt_mig_mutex.
+ * destroyed under its GPU's lock (struct gpuvirt_gpu.lock).
  */
 struct gpuvirt_gi {
 	struct device dev;
@@ -58,8 +50,8 @@ struct gpuvirt_gi {
  * @gi: its GIs by id, NULL where none
  * @debugfs: <debugfs>/gpuvirt/gpus/<gpu>/gis/
  *
- * @layout and @gi change under gpuvirt_mig_mutex and the registry lock
- * both, and may be read under either.
+ * @layout and @gi change under the GPU's lock and the registry lock both,
+ * and may be read under either.
  */
 struct gpuvirt_mig {
 	struct gpuvirt_mig_table table;
@@ -70,8 +62,11 @@ struct gpuvirt_mig {
 
 int gpuvirt_gi_init(void);
 void gpuvirt_gi_exit(void);
-int gpuvirt_mig_set_mode(struct gpuvirt_gpu *gpu, bool mig,
-			 struct gpuvirt_mig_why *why);
+struct gpuvirt_mig *gpuvirt_mig_alloc(struct gpuvirt_gpu *gpu,
+				      struct gpuvirt_mig_why *why);
+void gpuvirt_mig_free(struct gpuvirt_mig *m);
+int gpuvirt_mig_check_empty(struct gpuvirt_gpu *gpu,
+			    struct gpuvirt_mig_why *why);
 int gpuvirt_gi_create(struct gpuvirt_gpu *gpu, unsigned int profile,
 		      int start, struct gpuvirt_mig_why *why);
 int gpuvirt_gi_destroy(struct gpuvirt_gpu *gpu, unsigned int id,

@@ -17,10 +17,11 @@ struct netlink_ext_ack;
 
 /**
  * struct gpuvirt_registry - every registered GPU
- * @lock: serialises register, unregister and every reader that walks
- *	@gpus or dereferences a GPU found there (netlink, debugfs). A GPU
- *	looked up under @lock stays valid until @lock is dropped, because
- *	unregistering takes @lock before the backend may free it.
+ * @lock: protects @gpus and what readers of a GPU found there may see
+ *	change (struct gpuvirt_gpu: mode, mig, registered). Held only for
+ *	short walks and updates, never across a wait. A GPU looked up under
+ *	@lock stays valid until @lock is dropped; to keep it longer, take a
+ *	reference (gpuvirt_gpu_get()).
  * @gpus: GPUs indexed by id
  * @gen: bumped whenever a GPU or a vGPU comes or goes, so that netlink
  *	dumps spanning a change are flagged inconsistent
@@ -37,7 +38,18 @@ struct gpuvirt_registry {
 
 extern struct gpuvirt_registry gpuvirt_registry;
 
+struct gpuvirt_mig_why;
+
 struct gpuvirt_gpu *gpuvirt_gpu_find(u32 id);
+struct gpuvirt_gpu *gpuvirt_gpu_get(u32 id);
+struct gpuvirt_gpu *gpuvirt_gpu_get_by_dev(struct device *dev);
+void gpuvirt_gpu_put(struct gpuvirt_gpu *gpu);
+int gpuvirt_gpu_lock(struct gpuvirt_gpu *gpu);
+void gpuvirt_gpu_unlock(struct gpuvirt_gpu *gpu);
+int gpuvirt_gpu_set_mode(struct gpuvirt_gpu *gpu, u32 mode,
+			 struct gpuvirt_mig_why *why);
+u32 gpuvirt_gpu_vgpu_mode(struct gpuvirt_gpu *gpu);
+int gpuvirt_gpu_set_vgpu_mode(struct gpuvirt_gpu *gpu, u32 mode);
 
 int gpuvirt_debugfs_init(void);
 void gpuvirt_debugfs_exit(void);
@@ -50,10 +62,28 @@ void gpuvirt_gpu_notify(struct gpuvirt_gpu *gpu, u8 cmd);
 struct gpuvirt_gi;
 void gpuvirt_gi_notify(struct gpuvirt_gi *gi, u8 cmd);
 void gpuvirt_registry_changed(void);
-int gpuvirt_nl_check_req(const struct nlmsghdr *nlh,
-			 struct netlink_ext_ack *extack);
-void *gpuvirt_nl_msg_put(struct sk_buff *skb, u32 portid, u32 seq, u8 cmd);
-bool gpuvirt_nl_has_listeners(void);
-void gpuvirt_nl_multicast(struct sk_buff *msg);
+
+struct netlink_callback;
+
+/**
+ * struct gpuvirt_nl_msg - who a message goes to and what it is
+ * @portid: the requester, 0 for a notification
+ * @seq: the request's sequence number, 0 for a notification
+ * @flags: NLM_F_MULTI in a dump
+ * @cmd: GPUVIRT_CMD_*
+ * @cb: the dump, whose consistency the header is checked against, or NULL
+ */
+struct gpuvirt_nl_msg {
+	u32 portid;
+	u32 seq;
+	int flags;
+	u8 cmd;
+	struct netlink_callback *cb;
+};
+
+void *gpuvirt_nl_put_hdr(struct sk_buff *skb, const struct gpuvirt_nl_msg *m);
+void gpuvirt_nl_notify(int (*fill)(struct sk_buff *skb, void *obj,
+				   const struct gpuvirt_nl_msg *m),
+		       void *obj, u8 cmd);
 
 #endif /* GPUVIRT_CORE_H */

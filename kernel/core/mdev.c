@@ -148,7 +148,7 @@ void gpuvirt_mdev_parent_destroy(struct gpuvirt_mdev_parent *mp)
  * The mdev core keeps the types' kobjects until it lets go of the parent,
  * so each publication gets types of its own.
  *
- * Context: gpuvirt_mig_mutex held, or the GPU not yet registered.
+ * Context: the GPU's lock held, or the GPU not yet registered.
  * Return: 0, -ENOMEM, or the error of mdev_register_parent().
  */
 int gpuvirt_mdev_parent_publish(struct gpuvirt_mdev_parent *mp)
@@ -223,7 +223,7 @@ int gpuvirt_mdev_parent_offline(struct gpuvirt_mdev_parent *mp)
  *
  * Removes every vGPU of the parent; waits for their users to close them.
  *
- * Context: gpuvirt_mig_mutex held, or the GPU no longer registered.
+ * Context: the GPU's lock held.
  */
 void gpuvirt_mdev_parent_withdraw(struct gpuvirt_mdev_parent *mp)
 {
@@ -241,7 +241,7 @@ void gpuvirt_mdev_parent_withdraw(struct gpuvirt_mdev_parent *mp)
 }
 
 /**
- * gpuvirt_mdev_gpu_add() - offer a GPU's vGPU types
+ * gpuvirt_mdev_gpu_add() - offer a GPU's time-sliced vGPU types
  * @gpu: a GPU being registered, not yet visible to userspace
  *
  * Return: 0, -ENOMEM, -EINVAL when no profile fits the GPU, or the error of
@@ -268,31 +268,21 @@ int gpuvirt_mdev_gpu_add(struct gpuvirt_gpu *gpu)
 	}
 	mp->nr_types = n;
 
-	/* the sysfs files find mp through gpu->mdev */
-	gpu->mdev = mp;
-	err = gpuvirt_sysfs_gpu_add(mp);
-	if (err)
-		goto err_unpublish;
-
 	err = gpuvirt_mdev_parent_publish(mp);
 	if (err)
-		goto err_sysfs_del;
+		goto err_destroy_mp;
+	gpu->mdev = mp;
 	return 0;
 
-err_sysfs_del:
-	gpuvirt_sysfs_gpu_del(mp);
-err_unpublish:
-	gpu->mdev = NULL;
 err_destroy_mp:
 	gpuvirt_mdev_parent_destroy(mp);
 	return err;
 }
 
 /**
- * gpuvirt_mdev_gpu_del() - withdraw a GPU's vGPU types, and its GIs
- * @gpu: the GPU, no longer registered
- *
- * Removes every vGPU of the GPU; waits for their users to close them.
+ * gpuvirt_mdev_gpu_del() - free a GPU's own vGPU parent
+ * @gpu: the GPU, unregistered, its parent withdrawn and nobody left
+ *	holding a reference to it
  */
 void gpuvirt_mdev_gpu_del(struct gpuvirt_gpu *gpu)
 {
@@ -300,33 +290,8 @@ void gpuvirt_mdev_gpu_del(struct gpuvirt_gpu *gpu)
 
 	if (!mp)
 		return;
-	mutex_lock(&gpuvirt_mig_mutex);
-	gpuvirt_mig_gpu_del(gpu);
-	gpuvirt_mdev_parent_withdraw(mp);
-	mutex_unlock(&gpuvirt_mig_mutex);
-	gpuvirt_sysfs_gpu_del(mp);
 	gpu->mdev = NULL;
 	gpuvirt_mdev_parent_destroy(mp);
-}
-
-/**
- * gpuvirt_gpu_mp() - the vGPU parents of a GPU, one by one
- * @gpu: the GPU
- * @i: 0 for the GPU's own, 1 to GPUVIRT_MIG_GIS_MAX for its GIs by id + 1
- *
- * Context: registry lock or gpuvirt_mig_mutex held.
- * Return: the parent, or NULL: the GPU's own parent in MIG mode, or no GI of
- * that id.
- */
-struct gpuvirt_mdev_parent *gpuvirt_gpu_mp(struct gpuvirt_gpu *gpu,
-					   unsigned int i)
-{
-	if (!i)
-		return gpu->mode == GPUVIRT_GPU_MODE_TIMESLICED ? gpu->mdev :
-								  NULL;
-	if (!gpu->mig || i > GPUVIRT_MIG_GIS_MAX || !gpu->mig->gi[i - 1])
-		return NULL;
-	return gpu->mig->gi[i - 1]->mp;
 }
 
 /**
@@ -334,11 +299,11 @@ struct gpuvirt_mdev_parent *gpuvirt_gpu_mp(struct gpuvirt_gpu *gpu,
  * @mp: the GPU's mdev state
  * @mixed: true for mixed-size mode, false for homogeneous mode
  *
- * The mode decides where new vGPUs go and which types are open
- * (fbacct.h). It can change only while the GPU has no vGPU: a vGPU counts
- * from its creation until its VFIO device is released, so one being
- * removed still counts until its user has let go. Asking for the mode the
- * GPU is already in succeeds whether or not vGPUs exist.
+ * The parent side of gpuvirt_gpu_set_vgpu_mode(). The mode can change only
+ * while the parent has no vGPU: a vGPU counts from its creation until its
+ * VFIO device is released, so one being removed still counts until its
+ * user has let go. Asking for the mode the parent is already in succeeds
+ * whether or not vGPUs exist.
  *
  * Return: 0, or -EBUSY if the mode would change while the GPU has a vGPU.
  */

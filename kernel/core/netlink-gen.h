@@ -11,30 +11,20 @@
 
 #include <uapi/linux/gpuvirt.h>
 
-extern const struct nla_policy gpuvirt_gpu_get_nl_policy[GPUVIRT_A_GPU_ID + 1];
-
-extern const struct nla_policy gpuvirt_type_get_nl_policy[GPUVIRT_A_TYPE_GI_ID + 1];
-
-extern const struct nla_policy gpuvirt_vgpu_get_nl_policy[GPUVIRT_A_VGPU_GPU_ID + 1];
-
-extern const struct nla_policy gpuvirt_vgpu_set_nl_policy[GPUVIRT_A_VGPU_MAX_PCT + 1];
-
-extern const struct nla_policy gpuvirt_sched_get_nl_policy[GPUVIRT_A_SCHED_GI_ID + 1];
-
-extern const struct nla_policy gpuvirt_sched_set_nl_policy[GPUVIRT_A_SCHED_GI_ID + 1];
-
-extern const struct nla_policy gpuvirt_gpu_set_nl_policy[GPUVIRT_A_GPU_MODE + 1];
-
-extern const struct nla_policy gpuvirt_gi_get_nl_policy[GPUVIRT_A_GI_ID + 1];
-
-extern const struct nla_policy gpuvirt_gi_new_nl_policy[GPUVIRT_A_GI_START + 1];
-
-extern const struct nla_policy gpuvirt_gi_del_nl_policy[GPUVIRT_A_GI_ID + 1];
-
-extern const struct nla_policy gpuvirt_pt_get_nl_policy[GPUVIRT_A_PT_BDF + 1];
-
 /* Ops table for gpuvirt */
-extern const struct genl_ops gpuvirt_nl_ops[11];
+extern const struct genl_split_ops gpuvirt_nl_ops[16];
+
+int gpuvirt_nl_pre_doit_gpu(const struct genl_split_ops *ops,
+			    struct sk_buff *skb, struct genl_info *info);
+int gpuvirt_nl_pre_doit(const struct genl_split_ops *ops, struct sk_buff *skb,
+			struct genl_info *info);
+void
+gpuvirt_nl_post_doit_gpu(const struct genl_split_ops *ops, struct sk_buff *skb,
+			 struct genl_info *info);
+void
+gpuvirt_nl_post_doit(const struct genl_split_ops *ops, struct sk_buff *skb,
+		     struct genl_info *info);
+int gpuvirt_nl_dump_start(struct netlink_callback *cb);
 
 int gpuvirt_nl_gpu_get_doit(struct sk_buff *skb, struct genl_info *info);
 int gpuvirt_nl_gpu_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);

@@ -1,8 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The gpuvirt generic netlink family. The policies, op table and uapi come
- * from Documentation/netlink/specs/gpuvirt.yaml through the kernel's YNL
- * generator (netlink-gen.[ch]); this file holds the handlers.
+ * The gpuvirt generic netlink family. The policies, op table, hooks and
+ * uapi come from Documentation/netlink/specs/gpuvirt.yaml through the
+ * kernel's YNL generator (netlink-gen.[ch]); this file holds the hooks and
+ * the handlers.
+ *
+ * Every request is checked before its handler runs, by the hooks the spec
+ * names: gpuvirt_nl_pre_doit() for a request that names no GPU,
+ * gpuvirt_nl_pre_doit_gpu() for one that does (it finds the GPU, takes a
+ * reference and the GPU's lock, and the post hook gives both back), and
+ * gpuvirt_nl_dump_start() for a dump. Dumps all run through
+ * gpuvirt_nl_dump(), resuming from a typed struct gpuvirt_nl_dump_ctx in
+ * cb->ctx; notifications all go through gpuvirt_nl_notify(), called by
+ * the function that makes a change (gpu.c, gi.c, engine.c, mdev.c), never
+ * by the handlers here.
  *
  * Handlers follow <fam>_nl_<obj>_<cmd>_doit/_dumpit, with one
  * <fam>_nl_<obj>_fill per object and <fam>_<obj>_notify for events.
@@ -20,9 +31,21 @@
  */
 #include "netlink-gen.c"
 
+#ifndef GPUVIRT_HAVE_GENL_SPLIT_OPS
+/* v6.1: the split table as one genl_ops per command (compat.h) */
+static struct genl_ops gpuvirt_nl_legacy_ops[ARRAY_SIZE(gpuvirt_nl_ops)]
+	__ro_after_init;
+static int gpuvirt_nl_legacy_pre_doit(const struct genl_ops *ops,
+				      struct sk_buff *skb,
+				      struct genl_info *info);
+static void gpuvirt_nl_legacy_post_doit(const struct genl_ops *ops,
+					struct sk_buff *skb,
+					struct genl_info *info);
+#endif
+
 /*
  * GPUs are host-wide objects, so the family only exists in the initial
- * network namespace. Every command validates strictly (resv_start_op 0).
+ * network namespace. Every command validates strictly.
  */
 static struct genl_family gpuvirt_nl_family __ro_after_init = {
 	.name		= GPUVIRT_FAMILY_NAME,
@@ -30,8 +53,14 @@ static struct genl_family gpuvirt_nl_family __ro_after_init = {
 	.netnsok	= false,
 	.parallel_ops	= true,
 	.module		= THIS_MODULE,
-	.ops		= gpuvirt_nl_ops,
-	.n_ops		= ARRAY_SIZE(gpuvirt_nl_ops),
+#ifdef GPUVIRT_HAVE_GENL_SPLIT_OPS
+	.split_ops	= gpuvirt_nl_ops,
+	.n_split_ops	= ARRAY_SIZE(gpuvirt_nl_ops),
+#else
+	.ops		= gpuvirt_nl_legacy_ops,
+	.pre_doit	= gpuvirt_nl_legacy_pre_doit,
+	.post_doit	= gpuvirt_nl_legacy_post_doit,
+#endif
 	.n_mcgrps	= ARRAY_SIZE(gpuvirt_nl_mcgrps),
 };
 
@@ -47,8 +76,8 @@ gpuvirt_nl_mcgrps_admin[ARRAY_SIZE(gpuvirt_nl_mcgrps)] __ro_after_init;
  * header's reserved field is zero, and no attribute comes twice (the
  * parser would silently keep the last one).
  */
-int gpuvirt_nl_check_req(const struct nlmsghdr *nlh,
-			 struct netlink_ext_ack *extack)
+static int gpuvirt_nl_check_req(const struct nlmsghdr *nlh,
+				struct netlink_ext_ack *extack)
 {
 	const struct genlmsghdr *g = nlmsg_data(nlh);
 	DECLARE_BITMAP(seen, 64);
@@ -69,135 +98,277 @@ int gpuvirt_nl_check_req(const struct nlmsghdr *nlh,
 	return 0;
 }
 
-static int gpuvirt_nl_gpu_fill(struct sk_buff *skb, struct gpuvirt_gpu *gpu,
-			       u32 portid, u32 seq, int flags, u8 cmd)
+/* Hooks, named by the spec */
+
+int gpuvirt_nl_pre_doit(const struct genl_split_ops *ops, struct sk_buff *skb,
+			struct genl_info *info)
 {
-	void *hdr;
-
-	hdr = genlmsg_put(skb, portid, seq, &gpuvirt_nl_family, flags, cmd);
-	if (!hdr)
-		return -EMSGSIZE;
-
-	if (nla_put_u32(skb, GPUVIRT_A_GPU_ID, gpu->id) ||
-	    nla_put_string(skb, GPUVIRT_A_GPU_NAME, gpu->name) ||
-	    nla_put_string(skb, GPUVIRT_A_GPU_MODEL, gpu->model_name) ||
-	    nla_put_u64_64bit(skb, GPUVIRT_A_GPU_VRAM_SIZE, gpu->vram_size,
-			      GPUVIRT_A_GPU_PAD) ||
-	    nla_put_u32(skb, GPUVIRT_A_GPU_ENGINES, gpu->engines) ||
-	    nla_put_u32(skb, GPUVIRT_A_GPU_MODE, gpu->mode) ||
-	    nla_put_string(skb, GPUVIRT_A_GPU_BACKEND, gpu->ops->name))
-		goto err_cancel_msg;
-
-	genlmsg_end(skb, hdr);
-	return 0;
-
-err_cancel_msg:
-	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
+	return gpuvirt_nl_check_req(info->nlhdr, info->extack);
 }
 
-int gpuvirt_nl_gpu_get_doit(struct sk_buff *skb, struct genl_info *info)
+void gpuvirt_nl_post_doit(const struct genl_split_ops *ops,
+			  struct sk_buff *skb, struct genl_info *info)
 {
+}
+
+/* The attribute that names the GPU in a request of @cmd. */
+static unsigned int gpuvirt_nl_gpu_attr(u8 cmd)
+{
+	switch (cmd) {
+	case GPUVIRT_CMD_GPU_GET:
+	case GPUVIRT_CMD_GPU_SET:
+		return GPUVIRT_A_GPU_ID;
+	case GPUVIRT_CMD_TYPE_GET:
+		return GPUVIRT_A_TYPE_GPU_ID;
+	case GPUVIRT_CMD_SCHED_GET:
+	case GPUVIRT_CMD_SCHED_SET:
+		return GPUVIRT_A_SCHED_GPU_ID;
+	default:
+		return GPUVIRT_A_GI_GPU_ID;
+	}
+}
+
+/*
+ * For a request that names a GPU: find it, hold a reference and its lock
+ * until gpuvirt_nl_post_doit_gpu(). The handler finds it in user_ptr[0];
+ * it is registered, and stays so, until the post hook.
+ */
+int gpuvirt_nl_pre_doit_gpu(const struct genl_split_ops *ops,
+			    struct sk_buff *skb, struct genl_info *info)
+{
+	unsigned int attr = gpuvirt_nl_gpu_attr(ops->cmd);
 	struct gpuvirt_gpu *gpu;
-	struct sk_buff *msg;
-	u32 id;
 	int err;
 
 	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
 	if (err)
 		return err;
-
-	if (GENL_REQ_ATTR_CHECK(info, GPUVIRT_A_GPU_ID)) {
+	if (GENL_REQ_ATTR_CHECK(info, attr)) {
 		NL_SET_ERR_MSG(info->extack, "GPU id is required");
 		return -EINVAL;
 	}
-	id = nla_get_u32(info->attrs[GPUVIRT_A_GPU_ID]);
-
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-
-	mutex_lock(&gpuvirt_registry.lock);
-	gpu = gpuvirt_gpu_find(id);
+	gpu = gpuvirt_gpu_get(nla_get_u32(info->attrs[attr]));
 	if (!gpu) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[GPUVIRT_A_GPU_ID],
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[attr],
 				    "no GPU with this id");
-		err = -ENOENT;
-		goto err_unlock;
+		return -ENOENT;
 	}
-	err = gpuvirt_nl_gpu_fill(msg, gpu, info->snd_portid, info->snd_seq,
-				  0, GPUVIRT_CMD_GPU_GET);
+	err = gpuvirt_gpu_lock(gpu);
 	if (err) {
-		NL_SET_ERR_MSG(info->extack, "GPU does not fit in a message");
-		goto err_unlock;
+		gpuvirt_gpu_put(gpu);
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[attr],
+				    "the GPU is going away");
+		return err;
 	}
-	mutex_unlock(&gpuvirt_registry.lock);
-
-	return genlmsg_reply(msg, info);
-
-err_unlock:
-	mutex_unlock(&gpuvirt_registry.lock);
-	nlmsg_free(msg);
-	return err;
+	info->user_ptr[0] = gpu;
+	return 0;
 }
 
-/*
- * cb->args[0] holds the id to resume the dump from, cb->args[1] is set
- * once every GPU has been sent.
- */
-int gpuvirt_nl_gpu_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+void gpuvirt_nl_post_doit_gpu(const struct genl_split_ops *ops,
+			      struct sk_buff *skb, struct genl_info *info)
 {
+	struct gpuvirt_gpu *gpu = info->user_ptr[0];
+
+	gpuvirt_gpu_unlock(gpu);
+	gpuvirt_gpu_put(gpu);
+}
+
+/**
+ * struct gpuvirt_nl_dump_ctx - where a dump resumes, in cb->ctx
+ * @gpu_id: the GPU it was at
+ * @mp: the vGPU parent or scheduler in that GPU (gpuvirt_gpu_mp() index)
+ * @item: the item in that parent: a type, a vGPU slot or a GI id
+ * @done: every GPU has been sent
+ * @check: the request is still to be checked (gpuvirt_nl_dump_start())
+ *
+ * Each object's dump function starts at @mp and @item and moves them past
+ * each item it puts, so that a full skb leaves them at the one that did
+ * not fit.
+ */
+struct gpuvirt_nl_dump_ctx {
+	unsigned long gpu_id;
+	unsigned int mp;
+	unsigned int item;
+	bool done;
+	bool check;
+};
+
+static struct gpuvirt_nl_dump_ctx *gpuvirt_nl_dump_ctx(struct netlink_callback *cb)
+{
+	NL_ASSERT_DUMP_CTX_FITS(struct gpuvirt_nl_dump_ctx);
+	return (struct gpuvirt_nl_dump_ctx *)cb->ctx;
+}
+
+int gpuvirt_nl_dump_start(struct netlink_callback *cb)
+{
+	/*
+	 * A kernel that gives start() no extack (v6.1) has the check run at
+	 * the first dumpit instead, whose refusal carries its extack in
+	 * NLMSG_DONE.
+	 */
+	if (!cb->extack) {
+		gpuvirt_nl_dump_ctx(cb)->check = true;
+		return 0;
+	}
+	return gpuvirt_nl_check_req(cb->nlh, cb->extack);
+}
+
+/**
+ * gpuvirt_nl_dump() - the one walk of every dump over the GPUs
+ * @skb: the dump's message buffer
+ * @cb: the dump
+ * @filter_attr: the request's gpu-id attribute that limits the dump to one
+ *	GPU, or 0
+ * @dump_gpu: puts the GPU's objects from the context's position on
+ *
+ * cb->seq is the registry's generation, so that a dump that spans a change
+ * is flagged NLM_F_DUMP_INTR (each message's header is checked against it).
+ *
+ * Return: what a dumpit returns: the bytes put, 0 at the end, or -errno.
+ */
+static int gpuvirt_nl_dump(struct sk_buff *skb, struct netlink_callback *cb,
+			   unsigned int filter_attr,
+			   int (*dump_gpu)(struct sk_buff *skb,
+					   struct netlink_callback *cb,
+					   struct gpuvirt_gpu *gpu,
+					   struct gpuvirt_nl_dump_ctx *ctx))
+{
+	struct gpuvirt_nl_dump_ctx *ctx = gpuvirt_nl_dump_ctx(cb);
+	struct nlattr *filter = NULL;
 	struct gpuvirt_gpu *gpu;
 	unsigned long id;
 	int err = 0;
 
-	if (cb->args[1])
+	if (ctx->done)
 		return 0;
-	err = gpuvirt_nl_check_req(cb->nlh, cb->extack);
-	if (err)
-		return err;
-
+	if (ctx->check) {
+		err = gpuvirt_nl_check_req(cb->nlh, cb->extack);
+		if (err)
+			return err;
+		ctx->check = false;
+	}
+	if (filter_attr)
+		filter = gpuvirt_genl_dump_attrs(cb)[filter_attr];
 	mutex_lock(&gpuvirt_registry.lock);
-	xa_for_each_start(&gpuvirt_registry.gpus, id, gpu, cb->args[0]) {
-		err = gpuvirt_nl_gpu_fill(skb, gpu,
-					  NETLINK_CB(cb->skb).portid,
-					  cb->nlh->nlmsg_seq, NLM_F_MULTI,
-					  GPUVIRT_CMD_GPU_GET);
+	cb->seq = atomic_read(&gpuvirt_registry.gen);
+	xa_for_each_start(&gpuvirt_registry.gpus, id, gpu, ctx->gpu_id) {
+		if (id != ctx->gpu_id) {
+			ctx->gpu_id = id;
+			ctx->mp = 0;
+			ctx->item = 0;
+		}
+		if (filter && nla_get_u32(filter) != gpu->id)
+			continue;
+		err = dump_gpu(skb, cb, gpu, ctx);
 		if (err)
 			break;
 	}
 	mutex_unlock(&gpuvirt_registry.lock);
 
-	if (!err) {
-		cb->args[1] = 1;
-	} else if (err == -EMSGSIZE && skb->len) {
-		/* A full skb ends this round; resume at the GPU that missed it. */
-		cb->args[0] = id;
-		err = 0;
-	}
+	if (!err)
+		ctx->done = true;
+	else if (err == -EMSGSIZE && skb->len)
+		err = 0;	/* a full skb: resume where it stopped */
 	return err ?: skb->len;
 }
 
 /**
- * gpuvirt_gpu_notify() - tell the monitor group about a GPU event
- * @gpu: the GPU
- * @cmd: GPUVIRT_CMD_GPU_ADD_NTF, GPUVIRT_CMD_GPU_DEL_NTF or
- *	GPUVIRT_CMD_GPU_CHANGE_NTF
+ * gpuvirt_nl_put_hdr() - start a gpuvirt message
+ * @skb: the message buffer
+ * @m: its destination and command
  *
- * Context: registry lock held.
+ * Return: the header to end or cancel, or NULL when @skb is full.
  */
-void gpuvirt_gpu_notify(struct gpuvirt_gpu *gpu, u8 cmd)
+void *gpuvirt_nl_put_hdr(struct sk_buff *skb, const struct gpuvirt_nl_msg *m)
 {
+	void *hdr = genlmsg_put(skb, m->portid, m->seq, &gpuvirt_nl_family,
+				m->flags, m->cmd);
+
+	if (hdr && m->cb)
+		genl_dump_check_consistent(m->cb, hdr);
+	return hdr;
+}
+
+/* The header of the message a dump puts next. */
+static struct gpuvirt_nl_msg gpuvirt_nl_dump_msg(struct netlink_callback *cb,
+						 u8 cmd)
+{
+	return (struct gpuvirt_nl_msg){
+		.portid = NETLINK_CB(cb->skb).portid,
+		.seq = cb->nlh->nlmsg_seq,
+		.flags = NLM_F_MULTI,
+		.cmd = cmd,
+		.cb = cb,
+	};
+}
+
+/* The header of a doit's reply. */
+static struct gpuvirt_nl_msg gpuvirt_nl_reply_msg(struct genl_info *info,
+						  u8 cmd)
+{
+	return (struct gpuvirt_nl_msg){
+		.portid = info->snd_portid,
+		.seq = info->snd_seq,
+		.cmd = cmd,
+	};
+}
+
+/**
+ * gpuvirt_nl_reply() - answer a doit with one object
+ * @info: the request
+ * @fill: puts the object
+ * @obj: the object
+ * @cmd: the reply's command
+ *
+ * Return: 0, or -errno with extack.
+ */
+static int gpuvirt_nl_reply(struct genl_info *info,
+			    int (*fill)(struct sk_buff *skb, void *obj,
+					const struct gpuvirt_nl_msg *m),
+			    void *obj, u8 cmd)
+{
+	struct gpuvirt_nl_msg m = gpuvirt_nl_reply_msg(info, cmd);
+	struct sk_buff *msg;
+	int err;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	err = fill(msg, obj, &m);
+	if (err) {
+		NL_SET_ERR_MSG(info->extack, "the object does not fit in a message");
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+/**
+ * gpuvirt_nl_notify() - tell the monitor group about an object
+ * @fill: puts the object
+ * @obj: the object
+ * @cmd: the notification, GPUVIRT_CMD_*_NTF
+ *
+ * The one way every event goes out. Nothing is sent when nobody listens;
+ * an event that cannot be allocated or does not fit is dropped, and the
+ * change it reports stands.
+ *
+ * Context: may sleep.
+ */
+void gpuvirt_nl_notify(int (*fill)(struct sk_buff *skb, void *obj,
+				   const struct gpuvirt_nl_msg *m),
+		       void *obj, u8 cmd)
+{
+	struct gpuvirt_nl_msg m = { .cmd = cmd };
 	struct sk_buff *msg;
 
 	if (!genl_has_listeners(&gpuvirt_nl_family, &init_net,
 				GPUVIRT_NLGRP_MONITOR))
 		return;
-
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return;
-	if (gpuvirt_nl_gpu_fill(msg, gpu, 0, 0, 0, cmd)) {
+	if (fill(msg, obj, &m)) {
 		nlmsg_free(msg);
 		return;
 	}
@@ -205,46 +376,135 @@ void gpuvirt_gpu_notify(struct gpuvirt_gpu *gpu, u8 cmd)
 			  GFP_KERNEL);
 }
 
-/* The GPU named by a request's @attr, or an error with extack. */
-static struct gpuvirt_gpu *gpuvirt_nl_gpu_lookup(struct genl_info *info,
-						 unsigned int attr)
-{
-	struct gpuvirt_gpu *gpu;
-
-	lockdep_assert_held(&gpuvirt_registry.lock);
-	if (GENL_REQ_ATTR_CHECK(info, attr)) {
-		NL_SET_ERR_MSG(info->extack, "GPU id is required");
-		return ERR_PTR(-EINVAL);
-	}
-	gpu = gpuvirt_gpu_find(nla_get_u32(info->attrs[attr]));
-	if (!gpu || !gpu->mdev) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[attr],
-				    "no GPU with this id");
-		return ERR_PTR(-ENOENT);
-	}
-	return gpu;
-}
-
-/*
- * Dumps over GPUs and an index inside each: cb->args[0] is the GPU id to
- * resume at, cb->args[1] the index within it, cb->args[2] set when done.
- * cb->seq is the registry generation, so that a dump that spans a change
- * is flagged NLM_F_DUMP_INTR.
- */
-struct gpuvirt_nl_dump {
-	unsigned long gpu_id;
-	unsigned int idx;
+/* The constant message of each refusal, for kernels without formatted ones. */
+static const char *const gpuvirt_nl_mig_reasons[] = {
+	[GPUVIRT_MIG_OK]		= "refused",
+	[GPUVIRT_MIG_ERR_PROFILE]	= "no GI profile of this name",
+	[GPUVIRT_MIG_ERR_START]		= "not a legal start of the profile",
+	[GPUVIRT_MIG_ERR_GI]		= "no GI with this id",
+	[GPUVIRT_MIG_ERR_GIS]		= "the GPU already has 7 GIs",
+	[GPUVIRT_MIG_ERR_MAX]		= "the GPU has as many GIs of the profile as it may",
+	[GPUVIRT_MIG_ERR_MEMORY]	= "a memory slot of the placement is taken by another GI",
+	[GPUVIRT_MIG_ERR_COMPUTE]	= "a compute slice of the placement is taken by another GI",
+	[GPUVIRT_MIG_ERR_NO_START]	= "no legal start of the profile is free",
+	[GPUVIRT_MIG_ERR_SLICES]	= "the GIs need more than 7 compute slices",
+	[GPUVIRT_MIG_ERR_SLOTS]		= "the GIs need more than 8 memory slots",
+	[GPUVIRT_MIG_ERR_FRAGMENT]	= "no placement holds all the GIs",
+	[GPUVIRT_MIG_ERR_BUSY]		= "a busy GI is in the way",
+	[GPUVIRT_MIG_ERR_BUSY_PLACE]	= "the GIs do not fit around the busy GIs",
 };
 
 /*
- * Dumps that walk the vGPU parents of a GPU (gpuvirt_gpu_mp()) keep the
- * parent in the upper bits of struct gpuvirt_nl_dump.idx and the item in
- * that parent (a type, a vGPU slot) in the lower ones.
+ * Report a refusal from gi.c: its own words where the kernel can carry
+ * them, else the constant for its reason, else @fixed.
  */
-#define GPUVIRT_NL_IDX_SHIFT	8
-#define GPUVIRT_NL_IDX_MP(idx)	((idx) >> GPUVIRT_NL_IDX_SHIFT)
-#define GPUVIRT_NL_IDX_ITEM(idx)	((idx) & (BIT(GPUVIRT_NL_IDX_SHIFT) - 1))
-#define GPUVIRT_NL_IDX(mp, item)	((mp) << GPUVIRT_NL_IDX_SHIFT | (item))
+static void gpuvirt_nl_why(struct netlink_ext_ack *extack,
+			   const struct gpuvirt_mig_why *why, const char *fixed)
+{
+	if (why->reason != GPUVIRT_MIG_OK &&
+	    why->reason < ARRAY_SIZE(gpuvirt_nl_mig_reasons))
+		fixed = gpuvirt_nl_mig_reasons[why->reason];
+	gpuvirt_nl_err_str(extack, fixed, why->msg[0] ? why->msg : fixed);
+}
+
+/* GPUs */
+
+static int gpuvirt_nl_gpu_fill(struct sk_buff *skb, void *obj,
+			       const struct gpuvirt_nl_msg *m)
+{
+	struct gpuvirt_gpu *gpu = obj;
+	void *hdr;
+
+	hdr = gpuvirt_nl_put_hdr(skb, m);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, GPUVIRT_A_GPU_ID, gpu->id) ||
+	    nla_put_string(skb, GPUVIRT_A_GPU_NAME, gpu->name) ||
+	    nla_put_string(skb, GPUVIRT_A_GPU_MODEL, gpu->model_name) ||
+	    nla_put_u64_64bit(skb, GPUVIRT_A_GPU_VRAM_SIZE, gpu->vram_size,
+			      GPUVIRT_A_GPU_PAD) ||
+	    nla_put_u32(skb, GPUVIRT_A_GPU_ENGINES, gpu->engines) ||
+	    nla_put_u32(skb, GPUVIRT_A_GPU_MODE, gpu->mode) ||
+	    nla_put_string(skb, GPUVIRT_A_GPU_BACKEND, gpu->ops->name) ||
+	    nla_put_u32(skb, GPUVIRT_A_GPU_VGPU_MODE,
+			gpuvirt_gpu_vgpu_mode(gpu))) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+int gpuvirt_nl_gpu_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return gpuvirt_nl_reply(info, gpuvirt_nl_gpu_fill, info->user_ptr[0],
+				GPUVIRT_CMD_GPU_GET);
+}
+
+static int gpuvirt_nl_gpu_dump_one(struct sk_buff *skb,
+				   struct netlink_callback *cb,
+				   struct gpuvirt_gpu *gpu,
+				   struct gpuvirt_nl_dump_ctx *ctx)
+{
+	struct gpuvirt_nl_msg m = gpuvirt_nl_dump_msg(cb, GPUVIRT_CMD_GPU_GET);
+
+	return gpuvirt_nl_gpu_fill(skb, gpu, &m);
+}
+
+int gpuvirt_nl_gpu_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return gpuvirt_nl_dump(skb, cb, 0, gpuvirt_nl_gpu_dump_one);
+}
+
+/**
+ * gpuvirt_gpu_notify() - tell the monitor group about a GPU event
+ * @gpu: the GPU, its lock held (its mode cannot change meanwhile)
+ * @cmd: GPUVIRT_CMD_GPU_ADD_NTF, GPUVIRT_CMD_GPU_DEL_NTF or
+ *	GPUVIRT_CMD_GPU_CHANGE_NTF
+ */
+void gpuvirt_gpu_notify(struct gpuvirt_gpu *gpu, u8 cmd)
+{
+	lockdep_assert_held(&gpu->lock);
+	gpuvirt_nl_notify(gpuvirt_nl_gpu_fill, gpu, cmd);
+}
+
+int gpuvirt_nl_gpu_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *vmode = info->attrs[GPUVIRT_A_GPU_VGPU_MODE];
+	struct nlattr *mode = info->attrs[GPUVIRT_A_GPU_MODE];
+	struct gpuvirt_gpu *gpu = info->user_ptr[0];
+	struct gpuvirt_mig_why why;
+	u32 old_vmode;
+	int err;
+
+	if (!mode && !vmode) {
+		NL_SET_ERR_MSG(info->extack, "nothing to set: give mode or vgpu-mode");
+		return -EINVAL;
+	}
+	old_vmode = gpuvirt_gpu_vgpu_mode(gpu);
+	if (vmode) {
+		err = gpuvirt_gpu_set_vgpu_mode(gpu, nla_get_u32(vmode));
+		if (err) {
+			NL_SET_ERR_MSG_ATTR(info->extack, vmode,
+					    "the vGPU mode changes only while the GPU has no vGPU");
+			return err;
+		}
+	}
+	if (!mode)
+		return 0;
+	err = gpuvirt_gpu_set_mode(gpu, nla_get_u32(mode), &why);
+	if (err) {
+		gpuvirt_nl_why(info->extack, &why,
+			       err == -EBUSY ? "the GPU has vGPUs or GIs" :
+			       err == -EOPNOTSUPP ? "the GPU has no MIG profiles" :
+			       "the mode could not be changed");
+		NL_SET_BAD_ATTR(info->extack, mode);
+		/* all or nothing: the vGPU mode goes back */
+		if (vmode)
+			gpuvirt_gpu_set_vgpu_mode(gpu, old_vmode);
+	}
+	return err;
+}
 
 /* A GI id attribute, or -1 when absent. */
 static int gpuvirt_nl_gi_id(struct nlattr *attr)
@@ -259,53 +519,39 @@ static int gpuvirt_nl_put_gi(struct sk_buff *skb, unsigned int attr,
 	return mp->gi ? nla_put_u32(skb, attr, mp->gi->id) : 0;
 }
 
-/* 0 to go on with the dump, 1 when it is over, or a request error. */
-static int gpuvirt_nl_dump_begin(struct netlink_callback *cb,
-				 struct gpuvirt_nl_dump *d)
+/*
+ * Walk the vGPU parents of a GPU from ctx->mp on, running @dump_mp on
+ * each; it starts at ctx->item and moves it on.
+ */
+static int gpuvirt_nl_dump_parents(struct sk_buff *skb,
+				   struct netlink_callback *cb,
+				   struct gpuvirt_gpu *gpu,
+				   struct gpuvirt_nl_dump_ctx *ctx,
+				   int (*dump_mp)(struct sk_buff *skb,
+						  struct netlink_callback *cb,
+						  struct gpuvirt_mdev_parent *mp,
+						  struct gpuvirt_nl_dump_ctx *ctx))
 {
+	struct gpuvirt_mdev_parent *mp;
 	int err;
 
-	if (cb->args[2])
-		return 1;
-	err = gpuvirt_nl_check_req(cb->nlh, cb->extack);
-	if (err)
-		return err;
-	d->gpu_id = cb->args[0];
-	d->idx = cb->args[1];
-	cb->seq = atomic_read(&gpuvirt_registry.gen);
-	return 0;
-}
-
-static int gpuvirt_nl_dump_end(struct sk_buff *skb, struct netlink_callback *cb,
-			       const struct gpuvirt_nl_dump *d, int err)
-{
-	if (!err) {
-		cb->args[2] = 1;
-	} else if (err == -EMSGSIZE && skb->len) {
-		cb->args[0] = d->gpu_id;
-		cb->args[1] = d->idx;
-		err = 0;
+	for (; ctx->mp < GPUVIRT_GPU_MPS; ctx->mp++, ctx->item = 0) {
+		mp = gpuvirt_gpu_mp(gpu, ctx->mp);
+		if (!mp)
+			continue;
+		err = dump_mp(skb, cb, mp, ctx);
+		if (err)
+			return err;
 	}
-	return err ?: skb->len;
-}
-
-static void *gpuvirt_nl_put_hdr(struct sk_buff *skb, u32 portid, u32 seq,
-				int flags, u8 cmd, struct netlink_callback *cb)
-{
-	void *hdr = genlmsg_put(skb, portid, seq, &gpuvirt_nl_family, flags,
-				cmd);
-
-	if (hdr && cb)
-		genl_dump_check_consistent(cb, hdr);
-	return hdr;
+	return 0;
 }
 
 /* Types */
 
-static int gpuvirt_nl_type_fill(struct sk_buff *skb, struct gpuvirt_type *type,
-				u32 portid, u32 seq, int flags,
-				struct netlink_callback *cb)
+static int gpuvirt_nl_type_fill(struct sk_buff *skb, void *obj,
+				const struct gpuvirt_nl_msg *m)
 {
+	struct gpuvirt_type *type = obj;
 	struct gpuvirt_mdev_parent *mp = type->parent;
 	const struct gpuvirt_profile *p = type->profile;
 	char series[2] = { gpuvirt_profile_series_letter(p->series) };
@@ -318,8 +564,7 @@ static int gpuvirt_nl_type_fill(struct sk_buff *skb, struct gpuvirt_type *type,
 	mixed = mp->fb.mixed;
 	mutex_unlock(&mp->lock);
 
-	hdr = gpuvirt_nl_put_hdr(skb, portid, seq, flags, GPUVIRT_CMD_TYPE_GET,
-				 cb);
+	hdr = gpuvirt_nl_put_hdr(skb, m);
 	if (!hdr)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, GPUVIRT_A_TYPE_GPU_ID, mp->gpu->id) ||
@@ -341,115 +586,74 @@ static int gpuvirt_nl_type_fill(struct sk_buff *skb, struct gpuvirt_type *type,
 
 int gpuvirt_nl_type_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct nlattr *gi_attr = info->attrs[GPUVIRT_A_TYPE_GI_ID];
+	struct nlattr *name = info->attrs[GPUVIRT_A_TYPE_NAME];
+	struct gpuvirt_gpu *gpu = info->user_ptr[0];
 	struct gpuvirt_type *type = NULL;
 	struct gpuvirt_mdev_parent *mp;
-	struct gpuvirt_gpu *gpu;
-	struct sk_buff *msg;
+	int gi = gpuvirt_nl_gi_id(gi_attr);
 	unsigned int i, m;
-	int err, gi;
-
-	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
-	if (err)
-		return err;
 
 	if (GENL_REQ_ATTR_CHECK(info, GPUVIRT_A_TYPE_NAME)) {
 		NL_SET_ERR_MSG(info->extack, "type name is required");
 		return -EINVAL;
 	}
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-
-	mutex_lock(&gpuvirt_registry.lock);
-	gpu = gpuvirt_nl_gpu_lookup(info, GPUVIRT_A_TYPE_GPU_ID);
-	if (IS_ERR(gpu)) {
-		err = PTR_ERR(gpu);
-		goto err_unlock;
-	}
-	gi = gpuvirt_nl_gi_id(info->attrs[GPUVIRT_A_TYPE_GI_ID]);
 	if (gi >= 0 && (gi >= GPUVIRT_MIG_GIS_MAX ||
 			!gpuvirt_gpu_mp(gpu, gi + 1))) {
-		NL_SET_ERR_MSG_ATTR(info->extack,
-				    info->attrs[GPUVIRT_A_TYPE_GI_ID],
+		NL_SET_ERR_MSG_ATTR(info->extack, gi_attr,
 				    "the GPU has no GI with this id");
-		err = -ENOENT;
-		goto err_unlock;
+		return -ENOENT;
 	}
 	for (m = 0; m < GPUVIRT_GPU_MPS && !type; m++) {
 		mp = gpuvirt_gpu_mp(gpu, m);
 		if (!mp || (gi >= 0 && (!mp->gi || mp->gi->id != gi)))
 			continue;
 		for (i = 0; i < mp->nr_types; i++)
-			if (!nla_strcmp(info->attrs[GPUVIRT_A_TYPE_NAME],
-					mp->profiles[i].name))
+			if (!nla_strcmp(name, mp->profiles[i].name))
 				type = &mp->types[i];
 	}
 	if (!type) {
 		if (gi >= 0)
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    info->attrs[GPUVIRT_A_TYPE_NAME],
+			NL_SET_ERR_MSG_ATTR(info->extack, name,
 					    "the GI has no type of this name");
 		else
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    info->attrs[GPUVIRT_A_TYPE_NAME],
+			NL_SET_ERR_MSG_ATTR(info->extack, name,
 					    "the GPU has no type of this name");
-		err = -ENOENT;
-		goto err_unlock;
+		return -ENOENT;
 	}
-	err = gpuvirt_nl_type_fill(msg, type, info->snd_portid, info->snd_seq,
-				   0, NULL);
-	mutex_unlock(&gpuvirt_registry.lock);
-	if (err) {
-		nlmsg_free(msg);
-		return err;
-	}
-	return genlmsg_reply(msg, info);
+	return gpuvirt_nl_reply(info, gpuvirt_nl_type_fill, type,
+				GPUVIRT_CMD_TYPE_GET);
+}
 
-err_unlock:
-	mutex_unlock(&gpuvirt_registry.lock);
-	nlmsg_free(msg);
-	return err;
+static int gpuvirt_nl_type_dump_mp(struct sk_buff *skb,
+				   struct netlink_callback *cb,
+				   struct gpuvirt_mdev_parent *mp,
+				   struct gpuvirt_nl_dump_ctx *ctx)
+{
+	struct gpuvirt_nl_msg m = gpuvirt_nl_dump_msg(cb, GPUVIRT_CMD_TYPE_GET);
+	int err;
+
+	for (; ctx->item < mp->nr_types; ctx->item++) {
+		err = gpuvirt_nl_type_fill(skb, &mp->types[ctx->item], &m);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int gpuvirt_nl_type_dump_gpu(struct sk_buff *skb,
+				    struct netlink_callback *cb,
+				    struct gpuvirt_gpu *gpu,
+				    struct gpuvirt_nl_dump_ctx *ctx)
+{
+	return gpuvirt_nl_dump_parents(skb, cb, gpu, ctx,
+				       gpuvirt_nl_type_dump_mp);
 }
 
 int gpuvirt_nl_type_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct nlattr *filter = gpuvirt_genl_dump_attrs(cb)[GPUVIRT_A_TYPE_GPU_ID];
-	struct gpuvirt_mdev_parent *mp;
-	struct gpuvirt_nl_dump d;
-	struct gpuvirt_gpu *gpu;
-	unsigned int m, i;
-	int err = 0;
-
-	err = gpuvirt_nl_dump_begin(cb, &d);
-	if (err)
-		return err < 0 ? err : 0;
-	mutex_lock(&gpuvirt_registry.lock);
-	xa_for_each_start(&gpuvirt_registry.gpus, d.gpu_id, gpu, d.gpu_id) {
-		if (filter && nla_get_u32(filter) != gpu->id)
-			continue;
-		for (m = GPUVIRT_NL_IDX_MP(d.idx); m < GPUVIRT_GPU_MPS; m++) {
-			mp = gpuvirt_gpu_mp(gpu, m);
-			i = m == GPUVIRT_NL_IDX_MP(d.idx) ?
-			    GPUVIRT_NL_IDX_ITEM(d.idx) : 0;
-			for (; mp && i < mp->nr_types; i++) {
-				err = gpuvirt_nl_type_fill(skb, &mp->types[i],
-							   NETLINK_CB(cb->skb).portid,
-							   cb->nlh->nlmsg_seq,
-							   NLM_F_MULTI, cb);
-				if (err)
-					break;
-			}
-			if (err) {
-				d.idx = GPUVIRT_NL_IDX(m, i);
-				break;
-			}
-		}
-		if (err)
-			break;
-		d.idx = 0;
-	}
-	mutex_unlock(&gpuvirt_registry.lock);
-	return gpuvirt_nl_dump_end(skb, cb, &d, err);
+	return gpuvirt_nl_dump(skb, cb, GPUVIRT_A_TYPE_GPU_ID,
+			       gpuvirt_nl_type_dump_gpu);
 }
 
 /* vGPUs */
@@ -490,17 +694,17 @@ static int gpuvirt_nl_vgpu_stats_put(struct sk_buff *skb,
 	return 0;
 }
 
-/* Called with the GPU's sched lock held: the vGPU stays in its slot. */
-static int gpuvirt_nl_vgpu_fill(struct sk_buff *skb, struct gpuvirt_vgpu *vgpu,
-				u32 portid, u32 seq, int flags, u8 cmd,
-				struct netlink_callback *cb)
+/* Put a vGPU; the GPU's sched lock held keeps it in its slot. */
+static int gpuvirt_nl_vgpu_fill_locked(struct sk_buff *skb,
+				       struct gpuvirt_vgpu *vgpu,
+				       const struct gpuvirt_nl_msg *m)
 {
 	struct gpuvirt_sched *s = &vgpu->mp->sched;
 	const struct gpuvirt_sp_slot *slot = &s->sp.slot[vgpu->slot];
 	void *hdr;
 
 	lockdep_assert_held(&s->lock);
-	hdr = gpuvirt_nl_put_hdr(skb, portid, seq, flags, cmd, cb);
+	hdr = gpuvirt_nl_put_hdr(skb, m);
 	if (!hdr)
 		return -EMSGSIZE;
 	if (nla_put_string(skb, GPUVIRT_A_VGPU_UUID, dev_name(vgpu->vdev.dev)) ||
@@ -524,126 +728,145 @@ static int gpuvirt_nl_vgpu_fill(struct sk_buff *skb, struct gpuvirt_vgpu *vgpu,
 	return 0;
 }
 
-/*
- * Run @fn on the vGPU named by GPUVIRT_A_VGPU_UUID, under the registry
- * lock and the vGPU's sched lock, which keep it alive; @fn must not sleep.
- * Returns what @fn returned, or an error with extack when there is no
- * such vGPU.
- */
-static int gpuvirt_nl_vgpu_apply(struct genl_info *info,
-				 int (*fn)(struct gpuvirt_vgpu *vgpu,
-					   struct genl_info *info, void *arg),
-				 void *arg)
+/* Put a vGPU that the caller keeps alive, taking its sched lock. */
+static int gpuvirt_nl_vgpu_fill(struct sk_buff *skb, void *obj,
+				const struct gpuvirt_nl_msg *m)
 {
-	struct nlattr *attr = info->attrs[GPUVIRT_A_VGPU_UUID];
-	struct gpuvirt_vgpu *vgpu = NULL;
-	struct gpuvirt_mdev_parent *mp;
-	struct gpuvirt_gpu *gpu;
-	unsigned long id;
-	unsigned int m;
-	int err = 0;
+	struct gpuvirt_vgpu *vgpu = obj;
+	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, GPUVIRT_A_VGPU_UUID)) {
-		NL_SET_ERR_MSG(info->extack, "vGPU UUID is required");
-		return -EINVAL;
-	}
-	mutex_lock(&gpuvirt_registry.lock);
-	xa_for_each(&gpuvirt_registry.gpus, id, gpu) {
-		for (m = 0; m < GPUVIRT_GPU_MPS && !vgpu; m++) {
-			mp = gpuvirt_gpu_mp(gpu, m);
-			if (!mp)
-				continue;
-			spin_lock(&mp->sched.lock);
-			vgpu = gpuvirt_sched_find_locked(&mp->sched,
-							 nla_data(attr));
-			if (vgpu)
-				err = fn(vgpu, info, arg);
-			spin_unlock(&mp->sched.lock);
-		}
-		if (vgpu)
-			break;
-	}
-	mutex_unlock(&gpuvirt_registry.lock);
-	if (!vgpu) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attr, "no vGPU with this UUID");
-		return -ENOENT;
-	}
+	spin_lock(&vgpu->mp->sched.lock);
+	err = gpuvirt_nl_vgpu_fill_locked(skb, vgpu, m);
+	spin_unlock(&vgpu->mp->sched.lock);
 	return err;
 }
 
-static int gpuvirt_nl_vgpu_get_one(struct gpuvirt_vgpu *vgpu,
-				   struct genl_info *info, void *msg)
+/*
+ * The vGPU of @uuid among @gpu's, or NULL; with @get, with a reference to
+ * its VFIO device, which keeps it and its policy slot until put_device().
+ *
+ * Context: registry lock or the GPU's lock held, so that its parents stay.
+ */
+static struct gpuvirt_vgpu *gpuvirt_nl_vgpu_find(struct gpuvirt_gpu *gpu,
+						 const char *uuid, bool get)
 {
-	return gpuvirt_nl_vgpu_fill(msg, vgpu, info->snd_portid, info->snd_seq,
-				    0, GPUVIRT_CMD_VGPU_GET, NULL);
+	struct gpuvirt_vgpu *vgpu = NULL;
+	struct gpuvirt_mdev_parent *mp;
+	unsigned int m;
+
+	for (m = 0; m < GPUVIRT_GPU_MPS && !vgpu; m++) {
+		mp = gpuvirt_gpu_mp(gpu, m);
+		if (!mp)
+			continue;
+		spin_lock(&mp->sched.lock);
+		vgpu = gpuvirt_sched_find_locked(&mp->sched, uuid);
+		if (vgpu && get)
+			get_device(&vgpu->vdev.device);
+		spin_unlock(&mp->sched.lock);
+	}
+	return vgpu;
+}
+
+/*
+ * The vGPU a request names by UUID, or an error with extack. On success
+ * its GPU is in *@gpup, referenced and locked, so that no parent of the
+ * GPU goes away (a GI's is destroyed under the GPU's lock), and the vGPU
+ * holds a reference; gpuvirt_nl_vgpu_put() gives all three back.
+ */
+static struct gpuvirt_vgpu *gpuvirt_nl_vgpu_lookup(struct genl_info *info,
+						   struct gpuvirt_gpu **gpup)
+{
+	struct nlattr *attr = info->attrs[GPUVIRT_A_VGPU_UUID];
+	struct gpuvirt_gpu *gpu, *found = NULL;
+	struct gpuvirt_vgpu *vgpu = NULL;
+	unsigned long id;
+
+	if (GENL_REQ_ATTR_CHECK(info, GPUVIRT_A_VGPU_UUID)) {
+		NL_SET_ERR_MSG(info->extack, "vGPU UUID is required");
+		return ERR_PTR(-EINVAL);
+	}
+	mutex_lock(&gpuvirt_registry.lock);
+	xa_for_each(&gpuvirt_registry.gpus, id, gpu) {
+		if (gpuvirt_nl_vgpu_find(gpu, nla_data(attr), false)) {
+			refcount_inc(&gpu->refs);
+			found = gpu;
+			break;
+		}
+	}
+	mutex_unlock(&gpuvirt_registry.lock);
+	if (found && !gpuvirt_gpu_lock(found)) {
+		vgpu = gpuvirt_nl_vgpu_find(found, nla_data(attr), true);
+		if (!vgpu)
+			gpuvirt_gpu_unlock(found);
+	}
+	if (!vgpu) {
+		if (found)
+			gpuvirt_gpu_put(found);
+		NL_SET_ERR_MSG_ATTR(info->extack, attr, "no vGPU with this UUID");
+		return ERR_PTR(-ENOENT);
+	}
+	*gpup = found;
+	return vgpu;
+}
+
+static void gpuvirt_nl_vgpu_put(struct gpuvirt_vgpu *vgpu,
+				struct gpuvirt_gpu *gpu)
+{
+	/* a last reference releases the vGPU; its parent is still there */
+	put_device(&vgpu->vdev.device);
+	gpuvirt_gpu_unlock(gpu);
+	gpuvirt_gpu_put(gpu);
 }
 
 int gpuvirt_nl_vgpu_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct sk_buff *msg;
+	struct gpuvirt_vgpu *vgpu;
+	struct gpuvirt_gpu *gpu;
 	int err;
 
-	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
-	if (err)
-		return err;
+	vgpu = gpuvirt_nl_vgpu_lookup(info, &gpu);
+	if (IS_ERR(vgpu))
+		return PTR_ERR(vgpu);
+	err = gpuvirt_nl_reply(info, gpuvirt_nl_vgpu_fill, vgpu,
+			       GPUVIRT_CMD_VGPU_GET);
+	gpuvirt_nl_vgpu_put(vgpu, gpu);
+	return err;
+}
 
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	err = gpuvirt_nl_vgpu_apply(info, gpuvirt_nl_vgpu_get_one, msg);
-	if (err) {
-		nlmsg_free(msg);
-		return err;
+static int gpuvirt_nl_vgpu_dump_mp(struct sk_buff *skb,
+				   struct netlink_callback *cb,
+				   struct gpuvirt_mdev_parent *mp,
+				   struct gpuvirt_nl_dump_ctx *ctx)
+{
+	struct gpuvirt_nl_msg m = gpuvirt_nl_dump_msg(cb, GPUVIRT_CMD_VGPU_GET);
+	int err = 0;
+
+	spin_lock(&mp->sched.lock);
+	for (; ctx->item < GPUVIRT_SP_SLOTS; ctx->item++) {
+		if (!mp->sched.vgpus[ctx->item])
+			continue;
+		err = gpuvirt_nl_vgpu_fill_locked(skb, mp->sched.vgpus[ctx->item],
+						  &m);
+		if (err)
+			break;
 	}
-	return genlmsg_reply(msg, info);
+	spin_unlock(&mp->sched.lock);
+	return err;
+}
+
+static int gpuvirt_nl_vgpu_dump_gpu(struct sk_buff *skb,
+				    struct netlink_callback *cb,
+				    struct gpuvirt_gpu *gpu,
+				    struct gpuvirt_nl_dump_ctx *ctx)
+{
+	return gpuvirt_nl_dump_parents(skb, cb, gpu, ctx,
+				       gpuvirt_nl_vgpu_dump_mp);
 }
 
 int gpuvirt_nl_vgpu_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct nlattr *filter = gpuvirt_genl_dump_attrs(cb)[GPUVIRT_A_VGPU_GPU_ID];
-	struct gpuvirt_mdev_parent *mp;
-	struct gpuvirt_nl_dump d;
-	struct gpuvirt_gpu *gpu;
-	unsigned int m, i;
-	int err = 0;
-
-	err = gpuvirt_nl_dump_begin(cb, &d);
-	if (err)
-		return err < 0 ? err : 0;
-	mutex_lock(&gpuvirt_registry.lock);
-	xa_for_each_start(&gpuvirt_registry.gpus, d.gpu_id, gpu, d.gpu_id) {
-		if (filter && nla_get_u32(filter) != gpu->id)
-			continue;
-		for (m = GPUVIRT_NL_IDX_MP(d.idx); m < GPUVIRT_GPU_MPS; m++) {
-			mp = gpuvirt_gpu_mp(gpu, m);
-			if (!mp)
-				continue;
-			i = m == GPUVIRT_NL_IDX_MP(d.idx) ?
-			    GPUVIRT_NL_IDX_ITEM(d.idx) : 0;
-			spin_lock(&mp->sched.lock);
-			for (; i < GPUVIRT_SP_SLOTS; i++) {
-				if (!mp->sched.vgpus[i])
-					continue;
-				err = gpuvirt_nl_vgpu_fill(skb, mp->sched.vgpus[i],
-							   NETLINK_CB(cb->skb).portid,
-							   cb->nlh->nlmsg_seq,
-							   NLM_F_MULTI,
-							   GPUVIRT_CMD_VGPU_GET, cb);
-				if (err)
-					break;
-			}
-			spin_unlock(&mp->sched.lock);
-			if (err) {
-				d.idx = GPUVIRT_NL_IDX(m, i);
-				break;
-			}
-		}
-		if (err)
-			break;
-		d.idx = 0;
-	}
-	mutex_unlock(&gpuvirt_registry.lock);
-	return gpuvirt_nl_dump_end(skb, cb, &d, err);
+	return gpuvirt_nl_dump(skb, cb, GPUVIRT_A_VGPU_GPU_ID,
+			       gpuvirt_nl_vgpu_dump_gpu);
 }
 
 static u32 gpuvirt_nl_u32_or(struct genl_info *info, unsigned int attr,
@@ -652,59 +875,29 @@ static u32 gpuvirt_nl_u32_or(struct genl_info *info, unsigned int attr,
 	return info->attrs[attr] ? nla_get_u32(info->attrs[attr]) : dflt;
 }
 
-/* vgpu-set on one vGPU; the notification is built under the same lock. */
-static int gpuvirt_nl_vgpu_set_one(struct gpuvirt_vgpu *vgpu,
-				   struct genl_info *info, void *ntf)
-{
-	u32 weight, min_pct, max_pct;
-	int err;
-
-	weight = gpuvirt_nl_u32_or(info, GPUVIRT_A_VGPU_WEIGHT, U32_MAX);
-	min_pct = gpuvirt_nl_u32_or(info, GPUVIRT_A_VGPU_MIN_PCT, U32_MAX);
-	max_pct = gpuvirt_nl_u32_or(info, GPUVIRT_A_VGPU_MAX_PCT, U32_MAX);
-	err = gpuvirt_sched_vgpu_set_locked(vgpu, weight, min_pct, max_pct);
-	if (err == -ENOSPC) {
-		NL_SET_ERR_MSG_ATTR(info->extack,
-				    info->attrs[GPUVIRT_A_VGPU_MIN_PCT],
-				    "the minimums of the GPU's vGPUs would add up past 100%");
-		return err;
-	}
-	if (err) {
-		NL_SET_ERR_MSG_ATTR(info->extack,
-				    info->attrs[GPUVIRT_A_VGPU_MIN_PCT] ?:
-				    info->attrs[GPUVIRT_A_VGPU_MAX_PCT],
-				    "min-pct must not be above max-pct");
-		return err;
-	}
-	/*
-	 * A notification that does not fit leaves ntf empty and is dropped;
-	 * the change stands.
-	 */
-	gpuvirt_nl_vgpu_fill(ntf, vgpu, 0, 0, 0, GPUVIRT_CMD_VGPU_CHANGE_NTF,
-			     NULL);
-	return 0;
-}
-
 int gpuvirt_nl_vgpu_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct sk_buff *ntf;
+	struct nlattr *min_attr = info->attrs[GPUVIRT_A_VGPU_MIN_PCT];
+	struct nlattr *max_attr = info->attrs[GPUVIRT_A_VGPU_MAX_PCT];
+	struct gpuvirt_vgpu *vgpu;
+	struct gpuvirt_gpu *gpu;
 	int err;
 
-	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
-	if (err)
-		return err;
-
-	ntf = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!ntf)
-		return -ENOMEM;
-	err = gpuvirt_nl_vgpu_apply(info, gpuvirt_nl_vgpu_set_one, ntf);
-	if (err || !ntf->len) {
-		nlmsg_free(ntf);
-		return err;
-	}
-	genlmsg_multicast(&gpuvirt_nl_family, ntf, 0, GPUVIRT_NLGRP_MONITOR,
-			  GFP_KERNEL);
-	return 0;
+	vgpu = gpuvirt_nl_vgpu_lookup(info, &gpu);
+	if (IS_ERR(vgpu))
+		return PTR_ERR(vgpu);
+	err = gpuvirt_sched_vgpu_set(vgpu,
+				     gpuvirt_nl_u32_or(info, GPUVIRT_A_VGPU_WEIGHT, U32_MAX),
+				     gpuvirt_nl_u32_or(info, GPUVIRT_A_VGPU_MIN_PCT, U32_MAX),
+				     gpuvirt_nl_u32_or(info, GPUVIRT_A_VGPU_MAX_PCT, U32_MAX));
+	if (err == -ENOSPC)
+		NL_SET_ERR_MSG_ATTR(info->extack, min_attr,
+				    "the minimums of the GPU's vGPUs would add up past 100%");
+	else if (err)
+		NL_SET_ERR_MSG_ATTR(info->extack, min_attr ?: max_attr,
+				    "min-pct must not be above max-pct");
+	gpuvirt_nl_vgpu_put(vgpu, gpu);
+	return err;
 }
 
 /**
@@ -716,40 +909,20 @@ int gpuvirt_nl_vgpu_set_doit(struct sk_buff *skb, struct genl_info *info)
  */
 void gpuvirt_vgpu_notify(struct gpuvirt_vgpu *vgpu, u8 cmd)
 {
-	struct gpuvirt_sched *s = &vgpu->mp->sched;
-	struct sk_buff *msg;
-	int err;
-
-	if (!genl_has_listeners(&gpuvirt_nl_family, &init_net,
-				GPUVIRT_NLGRP_MONITOR))
-		return;
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return;
-	spin_lock(&s->lock);
-	err = gpuvirt_nl_vgpu_fill(msg, vgpu, 0, 0, 0, cmd, NULL);
-	spin_unlock(&s->lock);
-	if (err) {
-		nlmsg_free(msg);
-		return;
-	}
-	genlmsg_multicast(&gpuvirt_nl_family, msg, 0, GPUVIRT_NLGRP_MONITOR,
-			  GFP_KERNEL);
+	gpuvirt_nl_notify(gpuvirt_nl_vgpu_fill, vgpu, cmd);
 }
 
 /* Schedulers */
 
-static int gpuvirt_nl_sched_fill(struct sk_buff *skb,
-				 struct gpuvirt_mdev_parent *mp, u32 portid,
-				 u32 seq, int flags, u8 cmd,
-				 struct netlink_callback *cb)
+static int gpuvirt_nl_sched_fill(struct sk_buff *skb, void *obj,
+				 const struct gpuvirt_nl_msg *m)
 {
+	struct gpuvirt_mdev_parent *mp = obj;
 	struct gpuvirt_sched *s = &mp->sched;
 	unsigned int i, n = 0;
-	int err = -EMSGSIZE;
 	void *hdr;
 
-	hdr = gpuvirt_nl_put_hdr(skb, portid, seq, flags, cmd, cb);
+	hdr = gpuvirt_nl_put_hdr(skb, m);
 	if (!hdr)
 		return -EMSGSIZE;
 	spin_lock(&s->lock);
@@ -770,16 +943,14 @@ static int gpuvirt_nl_sched_fill(struct sk_buff *skb,
 	    nla_put_u64_64bit(skb, GPUVIRT_A_SCHED_SWITCH_NS, s->switch_ns,
 			      GPUVIRT_A_SCHED_PAD) ||
 	    nla_put_u64_64bit(skb, GPUVIRT_A_SCHED_SWITCHES, s->switches,
-			      GPUVIRT_A_SCHED_PAD))
-		goto err_cancel_msg;
+			      GPUVIRT_A_SCHED_PAD)) {
+		spin_unlock(&s->lock);
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
 	spin_unlock(&s->lock);
 	genlmsg_end(skb, hdr);
 	return 0;
-
-err_cancel_msg:
-	spin_unlock(&s->lock);
-	genlmsg_cancel(skb, hdr);
-	return err;
 }
 
 /* A GPU's schedulers: its own (0), even in MIG mode, then its GIs'. */
@@ -789,87 +960,57 @@ static struct gpuvirt_mdev_parent *gpuvirt_nl_sched_mp(struct gpuvirt_gpu *gpu,
 	return i ? gpuvirt_gpu_mp(gpu, i) : gpu->mdev;
 }
 
-/* The scheduler a sched request names: a GPU's, or a GI's. */
+/* The scheduler a sched request names: its GPU's, or a GI's. */
 static struct gpuvirt_mdev_parent *gpuvirt_nl_sched_lookup(struct genl_info *info)
 {
 	struct nlattr *gi_attr = info->attrs[GPUVIRT_A_SCHED_GI_ID];
+	struct gpuvirt_gpu *gpu = info->user_ptr[0];
 	struct gpuvirt_mdev_parent *mp;
-	struct gpuvirt_gpu *gpu;
-	int gi;
+	int gi = gpuvirt_nl_gi_id(gi_attr);
 
-	gpu = gpuvirt_nl_gpu_lookup(info, GPUVIRT_A_SCHED_GPU_ID);
-	if (IS_ERR(gpu))
-		return ERR_CAST(gpu);
-	gi = gpuvirt_nl_gi_id(gi_attr);
 	if (gi < 0)
 		return gpu->mdev;
 	mp = gi < GPUVIRT_MIG_GIS_MAX ? gpuvirt_gpu_mp(gpu, gi + 1) : NULL;
-	if (!mp) {
+	if (!mp)
 		NL_SET_ERR_MSG_ATTR(info->extack, gi_attr,
 				    "the GPU has no GI with this id");
-		return ERR_PTR(-ENOENT);
-	}
 	return mp;
 }
 
 int gpuvirt_nl_sched_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct gpuvirt_mdev_parent *mp = gpuvirt_nl_sched_lookup(info);
+
+	if (!mp)
+		return -ENOENT;
+	return gpuvirt_nl_reply(info, gpuvirt_nl_sched_fill, mp,
+				GPUVIRT_CMD_SCHED_GET);
+}
+
+static int gpuvirt_nl_sched_dump_gpu(struct sk_buff *skb,
+				     struct netlink_callback *cb,
+				     struct gpuvirt_gpu *gpu,
+				     struct gpuvirt_nl_dump_ctx *ctx)
+{
+	struct gpuvirt_nl_msg m = gpuvirt_nl_dump_msg(cb, GPUVIRT_CMD_SCHED_GET);
 	struct gpuvirt_mdev_parent *mp;
-	struct sk_buff *msg;
 	int err;
 
-	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
-	if (err)
-		return err;
-
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	mutex_lock(&gpuvirt_registry.lock);
-	mp = gpuvirt_nl_sched_lookup(info);
-	err = IS_ERR(mp) ? PTR_ERR(mp) :
-	      gpuvirt_nl_sched_fill(msg, mp, info->snd_portid,
-				    info->snd_seq, 0, GPUVIRT_CMD_SCHED_GET,
-				    NULL);
-	mutex_unlock(&gpuvirt_registry.lock);
-	if (err) {
-		nlmsg_free(msg);
-		return err;
+	for (; ctx->mp < GPUVIRT_GPU_MPS; ctx->mp++) {
+		mp = gpuvirt_nl_sched_mp(gpu, ctx->mp);
+		if (!mp)
+			continue;
+		err = gpuvirt_nl_sched_fill(skb, mp, &m);
+		if (err)
+			return err;
 	}
-	return genlmsg_reply(msg, info);
+	return 0;
 }
 
 int gpuvirt_nl_sched_get_dumpit(struct sk_buff *skb,
 				struct netlink_callback *cb)
 {
-	struct gpuvirt_mdev_parent *mp;
-	struct gpuvirt_nl_dump d;
-	struct gpuvirt_gpu *gpu;
-	int err = 0;
-
-	err = gpuvirt_nl_dump_begin(cb, &d);
-	if (err)
-		return err < 0 ? err : 0;
-	mutex_lock(&gpuvirt_registry.lock);
-	xa_for_each_start(&gpuvirt_registry.gpus, d.gpu_id, gpu, d.gpu_id) {
-		for (; d.idx < GPUVIRT_GPU_MPS; d.idx++) {
-			mp = gpuvirt_nl_sched_mp(gpu, d.idx);
-			if (!mp)
-				continue;
-			err = gpuvirt_nl_sched_fill(skb, mp,
-						    NETLINK_CB(cb->skb).portid,
-						    cb->nlh->nlmsg_seq,
-						    NLM_F_MULTI,
-						    GPUVIRT_CMD_SCHED_GET, cb);
-			if (err)
-				break;
-		}
-		if (err)
-			break;
-		d.idx = 0;
-	}
-	mutex_unlock(&gpuvirt_registry.lock);
-	return gpuvirt_nl_dump_end(skb, cb, &d, err);
+	return gpuvirt_nl_dump(skb, cb, 0, gpuvirt_nl_sched_dump_gpu);
 }
 
 int gpuvirt_nl_sched_set_doit(struct sk_buff *skb, struct genl_info *info)
@@ -878,10 +1019,6 @@ int gpuvirt_nl_sched_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *policy = info->attrs[GPUVIRT_A_SCHED_POLICY];
 	struct gpuvirt_mdev_parent *mp;
 	int err;
-
-	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
-	if (err)
-		return err;
 
 	if (!slice && !policy) {
 		NL_SET_ERR_MSG(info->extack, "nothing to set: give policy or timeslice-us");
@@ -893,134 +1030,33 @@ int gpuvirt_nl_sched_set_doit(struct sk_buff *skb, struct genl_info *info)
 				    "time slice must be 0 (default) or 100 to 100000 us");
 		return -ERANGE;
 	}
-	mutex_lock(&gpuvirt_registry.lock);
 	mp = gpuvirt_nl_sched_lookup(info);
-	if (IS_ERR(mp)) {
-		err = PTR_ERR(mp);
-		goto out_unlock;
-	}
-	/* both were range-checked, so neither can be refused now */
-	if (slice)
-		err = gpuvirt_sched_set_slice(mp, (u64)nla_get_u32(slice) *
-					      NSEC_PER_USEC);
-	if (!err && policy)
-		err = gpuvirt_sched_set_policy(mp, nla_get_u32(policy));
+	if (!mp)
+		return -ENOENT;
+	err = gpuvirt_sched_set(mp, policy ? nla_get_u32(policy) : U32_MAX,
+				slice ? (u64)nla_get_u32(slice) * NSEC_PER_USEC :
+					U64_MAX);
 	if (err)
 		NL_SET_ERR_MSG(info->extack, "the scheduler refused the setting");
-	else
-		gpuvirt_sched_notify(mp);
-out_unlock:
-	mutex_unlock(&gpuvirt_registry.lock);
 	return err;
 }
 
 /**
  * gpuvirt_sched_notify() - tell the monitor group a scheduler changed
- * @mp: the GPU's mdev state
+ * @mp: the parent whose scheduler it is
  */
 void gpuvirt_sched_notify(struct gpuvirt_mdev_parent *mp)
 {
-	struct sk_buff *msg;
-
-	if (!genl_has_listeners(&gpuvirt_nl_family, &init_net,
-				GPUVIRT_NLGRP_MONITOR))
-		return;
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return;
-	if (gpuvirt_nl_sched_fill(msg, mp, 0, 0, 0, GPUVIRT_CMD_SCHED_CHANGE_NTF,
-				  NULL)) {
-		nlmsg_free(msg);
-		return;
-	}
-	genlmsg_multicast(&gpuvirt_nl_family, msg, 0, GPUVIRT_NLGRP_MONITOR,
-			  GFP_KERNEL);
+	gpuvirt_nl_notify(gpuvirt_nl_sched_fill, mp,
+			  GPUVIRT_CMD_SCHED_CHANGE_NTF);
 }
 
 /* MIG mode and GPU instances */
 
-/* The constant message of each refusal, for kernels without formatted ones. */
-static const char *const gpuvirt_nl_mig_reasons[] = {
-	[GPUVIRT_MIG_OK]		= "refused",
-	[GPUVIRT_MIG_ERR_PROFILE]	= "no GI profile of this name",
-	[GPUVIRT_MIG_ERR_START]		= "not a legal start of the profile",
-	[GPUVIRT_MIG_ERR_GI]		= "no GI with this id",
-	[GPUVIRT_MIG_ERR_GIS]		= "the GPU already has 7 GIs",
-	[GPUVIRT_MIG_ERR_MAX]		= "the GPU has as many GIs of the profile as it may",
-	[GPUVIRT_MIG_ERR_MEMORY]	= "a memory slot of the placement is taken by another GI",
-	[GPUVIRT_MIG_ERR_COMPUTE]	= "a compute slice of the placement is taken by another GI",
-	[GPUVIRT_MIG_ERR_NO_START]	= "no legal start of the profile is free",
-	[GPUVIRT_MIG_ERR_SLICES]	= "the GIs need more than 7 compute slices",
-	[GPUVIRT_MIG_ERR_SLOTS]		= "the GIs need more than 8 memory slots",
-	[GPUVIRT_MIG_ERR_FRAGMENT]	= "no placement holds all the GIs",
-	[GPUVIRT_MIG_ERR_BUSY]		= "a busy GI is in the way",
-	[GPUVIRT_MIG_ERR_BUSY_PLACE]	= "the GIs do not fit around the busy GIs",
-};
-
-/*
- * Report a refusal from gi.c: its own words where the kernel can carry
- * them, else the constant for its reason, else @fixed.
- */
-static void gpuvirt_nl_why(struct netlink_ext_ack *extack,
-			   const struct gpuvirt_mig_why *why, const char *fixed)
+static int gpuvirt_nl_gi_fill(struct sk_buff *skb, void *obj,
+			      const struct gpuvirt_nl_msg *m)
 {
-	if (why->reason != GPUVIRT_MIG_OK &&
-	    why->reason < ARRAY_SIZE(gpuvirt_nl_mig_reasons))
-		fixed = gpuvirt_nl_mig_reasons[why->reason];
-	gpuvirt_nl_err_str(extack, fixed, why->msg[0] ? why->msg : fixed);
-}
-
-/* The GPU a MIG request names; the MIG mutex keeps it registered. */
-static struct gpuvirt_gpu *gpuvirt_nl_mig_gpu(struct genl_info *info,
-					      unsigned int attr)
-{
-	struct gpuvirt_gpu *gpu;
-
-	lockdep_assert_held(&gpuvirt_mig_mutex);
-	mutex_lock(&gpuvirt_registry.lock);
-	gpu = gpuvirt_nl_gpu_lookup(info, attr);
-	mutex_unlock(&gpuvirt_registry.lock);
-	return gpu;
-}
-
-int gpuvirt_nl_gpu_set_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct gpuvirt_mig_why why;
-	struct gpuvirt_gpu *gpu;
-	int err;
-
-	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
-	if (err)
-		return err;
-	if (GENL_REQ_ATTR_CHECK(info, GPUVIRT_A_GPU_MODE)) {
-		NL_SET_ERR_MSG(info->extack, "mode is required");
-		return -EINVAL;
-	}
-
-	mutex_lock(&gpuvirt_mig_mutex);
-	gpu = gpuvirt_nl_mig_gpu(info, GPUVIRT_A_GPU_ID);
-	if (IS_ERR(gpu)) {
-		err = PTR_ERR(gpu);
-		goto out_unlock;
-	}
-	err = gpuvirt_mig_set_mode(gpu, nla_get_u32(info->attrs[GPUVIRT_A_GPU_MODE]) ==
-				   GPUVIRT_GPU_MODE_MIG, &why);
-	if (err) {
-		gpuvirt_nl_why(info->extack, &why,
-			       err == -EBUSY ? "the GPU has vGPUs or GIs" :
-			       err == -EOPNOTSUPP ? "the GPU has no MIG profiles" :
-			       "the mode could not be changed");
-		NL_SET_BAD_ATTR(info->extack, info->attrs[GPUVIRT_A_GPU_MODE]);
-	}
-out_unlock:
-	mutex_unlock(&gpuvirt_mig_mutex);
-	return err;
-}
-
-static int gpuvirt_nl_gi_fill(struct sk_buff *skb, struct gpuvirt_gi *gi,
-			      u32 portid, u32 seq, int flags, u8 cmd,
-			      struct netlink_callback *cb)
-{
+	struct gpuvirt_gi *gi = obj;
 	const struct gpuvirt_mig_profile *p =
 		&gi->gpu->mig->table.profile[gi->profile];
 	struct gpuvirt_sched *s = &gi->mp->sched;
@@ -1033,7 +1069,7 @@ static int gpuvirt_nl_gi_fill(struct sk_buff *skb, struct gpuvirt_gi *gi,
 	idle_ns = s->idle_ns;
 	spin_unlock(&s->lock);
 
-	hdr = gpuvirt_nl_put_hdr(skb, portid, seq, flags, cmd, cb);
+	hdr = gpuvirt_nl_put_hdr(skb, m);
 	if (!hdr)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, GPUVIRT_A_GI_GPU_ID, gi->gpu->id) ||
@@ -1061,29 +1097,26 @@ static int gpuvirt_nl_gi_fill(struct sk_buff *skb, struct gpuvirt_gi *gi,
 	return 0;
 }
 
-/* The GI a request names by gpu-id and id, under the registry lock. */
+/* The GI a request names by id, on the GPU of the request. */
 static struct gpuvirt_gi *gpuvirt_nl_gi_lookup(struct genl_info *info)
 {
-	struct gpuvirt_gpu *gpu;
+	struct nlattr *attr = info->attrs[GPUVIRT_A_GI_ID];
+	struct gpuvirt_gpu *gpu = info->user_ptr[0];
 	u32 id;
 
-	gpu = gpuvirt_nl_gpu_lookup(info, GPUVIRT_A_GI_GPU_ID);
-	if (IS_ERR(gpu))
-		return ERR_CAST(gpu);
 	if (GENL_REQ_ATTR_CHECK(info, GPUVIRT_A_GI_ID)) {
 		NL_SET_ERR_MSG(info->extack, "GI id is required");
 		return ERR_PTR(-EINVAL);
 	}
-	id = nla_get_u32(info->attrs[GPUVIRT_A_GI_ID]);
-	if (!gpu->mig || id >= GPUVIRT_MIG_GIS_MAX || !gpu->mig->gi[id]) {
-		if (gpu->mig)
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    info->attrs[GPUVIRT_A_GI_ID],
-					    "the GPU has no GI with this id");
-		else
-			NL_SET_ERR_MSG_ATTR(info->extack,
-					    info->attrs[GPUVIRT_A_GI_ID],
-					    "the GPU is not in MIG mode: it has no GIs");
+	id = nla_get_u32(attr);
+	if (!gpu->mig) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "the GPU is not in MIG mode: it has no GIs");
+		return ERR_PTR(-ENOENT);
+	}
+	if (id >= GPUVIRT_MIG_GIS_MAX || !gpu->mig->gi[id]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "the GPU has no GI with this id");
 		return ERR_PTR(-ENOENT);
 	}
 	return gpu->mig->gi[id];
@@ -1091,149 +1124,87 @@ static struct gpuvirt_gi *gpuvirt_nl_gi_lookup(struct genl_info *info)
 
 int gpuvirt_nl_gi_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct gpuvirt_gi *gi;
-	struct sk_buff *msg;
+	struct gpuvirt_gi *gi = gpuvirt_nl_gi_lookup(info);
+
+	if (IS_ERR(gi))
+		return PTR_ERR(gi);
+	return gpuvirt_nl_reply(info, gpuvirt_nl_gi_fill, gi, GPUVIRT_CMD_GI_GET);
+}
+
+static int gpuvirt_nl_gi_dump_gpu(struct sk_buff *skb,
+				  struct netlink_callback *cb,
+				  struct gpuvirt_gpu *gpu,
+				  struct gpuvirt_nl_dump_ctx *ctx)
+{
+	struct gpuvirt_nl_msg m = gpuvirt_nl_dump_msg(cb, GPUVIRT_CMD_GI_GET);
 	int err;
 
-	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
-	if (err)
-		return err;
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	mutex_lock(&gpuvirt_registry.lock);
-	gi = gpuvirt_nl_gi_lookup(info);
-	err = IS_ERR(gi) ? PTR_ERR(gi) :
-	      gpuvirt_nl_gi_fill(msg, gi, info->snd_portid, info->snd_seq, 0,
-				 GPUVIRT_CMD_GI_GET, NULL);
-	mutex_unlock(&gpuvirt_registry.lock);
-	if (err) {
-		nlmsg_free(msg);
-		return err;
+	if (!gpu->mig)
+		return 0;
+	for (; ctx->item < GPUVIRT_MIG_GIS_MAX; ctx->item++) {
+		if (!gpu->mig->gi[ctx->item])
+			continue;
+		err = gpuvirt_nl_gi_fill(skb, gpu->mig->gi[ctx->item], &m);
+		if (err)
+			return err;
 	}
-	return genlmsg_reply(msg, info);
+	return 0;
 }
 
 int gpuvirt_nl_gi_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct nlattr *filter = gpuvirt_genl_dump_attrs(cb)[GPUVIRT_A_GI_GPU_ID];
-	struct gpuvirt_nl_dump d;
-	struct gpuvirt_gpu *gpu;
-	int err = 0;
-
-	err = gpuvirt_nl_dump_begin(cb, &d);
-	if (err)
-		return err < 0 ? err : 0;
-	mutex_lock(&gpuvirt_registry.lock);
-	xa_for_each_start(&gpuvirt_registry.gpus, d.gpu_id, gpu, d.gpu_id) {
-		if (!gpu->mig || (filter && nla_get_u32(filter) != gpu->id))
-			continue;
-		for (; d.idx < GPUVIRT_MIG_GIS_MAX; d.idx++) {
-			if (!gpu->mig->gi[d.idx])
-				continue;
-			err = gpuvirt_nl_gi_fill(skb, gpu->mig->gi[d.idx],
-						 NETLINK_CB(cb->skb).portid,
-						 cb->nlh->nlmsg_seq, NLM_F_MULTI,
-						 GPUVIRT_CMD_GI_GET, cb);
-			if (err)
-				break;
-		}
-		if (err)
-			break;
-		d.idx = 0;
-	}
-	mutex_unlock(&gpuvirt_registry.lock);
-	return gpuvirt_nl_dump_end(skb, cb, &d, err);
+	return gpuvirt_nl_dump(skb, cb, GPUVIRT_A_GI_GPU_ID,
+			       gpuvirt_nl_gi_dump_gpu);
 }
 
 int gpuvirt_nl_gi_new_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *start = info->attrs[GPUVIRT_A_GI_START];
 	struct nlattr *name = info->attrs[GPUVIRT_A_GI_PROFILE];
+	struct gpuvirt_gpu *gpu = info->user_ptr[0];
 	struct gpuvirt_mig_why why;
-	struct gpuvirt_gpu *gpu;
-	struct sk_buff *msg;
-	int err, profile, id;
+	int profile, id;
 
-	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
-	if (err)
-		return err;
 	if (GENL_REQ_ATTR_CHECK(info, GPUVIRT_A_GI_PROFILE)) {
 		NL_SET_ERR_MSG(info->extack, "GI profile is required");
 		return -EINVAL;
 	}
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-
-	mutex_lock(&gpuvirt_mig_mutex);
-	gpu = gpuvirt_nl_mig_gpu(info, GPUVIRT_A_GI_GPU_ID);
-	if (IS_ERR(gpu)) {
-		err = PTR_ERR(gpu);
-		goto err_unlock;
-	}
 	if (!gpu->mig) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[GPUVIRT_A_GI_GPU_ID],
 				    "the GPU is not in MIG mode");
-		err = -EINVAL;
-		goto err_unlock;
+		return -EINVAL;
 	}
 	profile = gpuvirt_mig_profile_find(&gpu->mig->table, nla_data(name));
 	if (profile < 0) {
 		NL_SET_ERR_MSG_ATTR(info->extack, name,
 				    "the GPU has no GI profile of this name");
-		err = -EINVAL;
-		goto err_unlock;
+		return -EINVAL;
 	}
 	id = gpuvirt_gi_create(gpu, profile,
 			       start ? nla_get_u32(start) : GPUVIRT_MIG_START_ANY,
 			       &why);
 	if (id < 0) {
-		err = id;
 		gpuvirt_nl_why(info->extack, &why, "the GI could not be created");
 		NL_SET_BAD_ATTR(info->extack, start ?: name);
-		goto err_unlock;
+		return id;
 	}
-	mutex_lock(&gpuvirt_registry.lock);
-	err = gpuvirt_nl_gi_fill(msg, gpu->mig->gi[id], info->snd_portid,
-				 info->snd_seq, 0, GPUVIRT_CMD_GI_NEW, NULL);
-	mutex_unlock(&gpuvirt_registry.lock);
-	mutex_unlock(&gpuvirt_mig_mutex);
-	if (err) {
-		/* the GI exists: say so rather than fail the request */
-		nlmsg_free(msg);
-		return 0;
-	}
-	return genlmsg_reply(msg, info);
-
-err_unlock:
-	mutex_unlock(&gpuvirt_mig_mutex);
-	nlmsg_free(msg);
-	return err;
+	/* the GI exists: a reply that does not fit is not a failure */
+	gpuvirt_nl_reply(info, gpuvirt_nl_gi_fill, gpu->mig->gi[id],
+			 GPUVIRT_CMD_GI_NEW);
+	return 0;
 }
 
 int gpuvirt_nl_gi_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct gpuvirt_mig_why why;
-	struct gpuvirt_gpu *gpu;
 	int err;
 
-	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
-	if (err)
-		return err;
 	if (GENL_REQ_ATTR_CHECK(info, GPUVIRT_A_GI_ID)) {
 		NL_SET_ERR_MSG(info->extack, "GI id is required");
 		return -EINVAL;
 	}
-
-	mutex_lock(&gpuvirt_mig_mutex);
-	gpu = gpuvirt_nl_mig_gpu(info, GPUVIRT_A_GI_GPU_ID);
-	if (IS_ERR(gpu)) {
-		err = PTR_ERR(gpu);
-		goto out_unlock;
-	}
-	err = gpuvirt_gi_destroy(gpu, nla_get_u32(info->attrs[GPUVIRT_A_GI_ID]),
-				 &why);
+	err = gpuvirt_gi_destroy(info->user_ptr[0],
+				 nla_get_u32(info->attrs[GPUVIRT_A_GI_ID]), &why);
 	if (err) {
 		gpuvirt_nl_why(info->extack, &why,
 			       err == -EBUSY ? "the GI has a vGPU" :
@@ -1241,8 +1212,6 @@ int gpuvirt_nl_gi_del_doit(struct sk_buff *skb, struct genl_info *info)
 			       "the GPU is not in MIG mode");
 		NL_SET_BAD_ATTR(info->extack, info->attrs[GPUVIRT_A_GI_ID]);
 	}
-out_unlock:
-	mutex_unlock(&gpuvirt_mig_mutex);
 	return err;
 }
 
@@ -1255,52 +1224,80 @@ out_unlock:
  */
 void gpuvirt_gi_notify(struct gpuvirt_gi *gi, u8 cmd)
 {
-	struct sk_buff *msg;
+	gpuvirt_nl_notify(gpuvirt_nl_gi_fill, gi, cmd);
+}
 
-	if (!genl_has_listeners(&gpuvirt_nl_family, &init_net,
-				GPUVIRT_NLGRP_MONITOR))
-		return;
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return;
-	if (gpuvirt_nl_gi_fill(msg, gi, 0, 0, 0, cmd, NULL)) {
-		nlmsg_free(msg);
-		return;
+#ifndef GPUVIRT_HAVE_GENL_SPLIT_OPS
+/* The split op of @cmd that does @mode (GENL_CMD_CAP_DO or _DUMP). */
+static const struct genl_split_ops *gpuvirt_nl_split_op(u8 cmd, u8 mode)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(gpuvirt_nl_ops); i++)
+		if (gpuvirt_nl_ops[i].cmd == cmd &&
+		    (gpuvirt_nl_ops[i].flags & mode))
+			return &gpuvirt_nl_ops[i];
+	return NULL;
+}
+
+static int gpuvirt_nl_legacy_pre_doit(const struct genl_ops *ops,
+				      struct sk_buff *skb,
+				      struct genl_info *info)
+{
+	const struct genl_split_ops *op = gpuvirt_nl_split_op(ops->cmd,
+							      GENL_CMD_CAP_DO);
+
+	return op && op->pre_doit ? op->pre_doit(op, skb, info) : 0;
+}
+
+static void gpuvirt_nl_legacy_post_doit(const struct genl_ops *ops,
+					struct sk_buff *skb,
+					struct genl_info *info)
+{
+	const struct genl_split_ops *op = gpuvirt_nl_split_op(ops->cmd,
+							      GENL_CMD_CAP_DO);
+
+	if (op && op->post_doit)
+		op->post_doit(op, skb, info);
+}
+
+/*
+ * One genl_ops per command from the split table: the do and the dump of a
+ * command share the do's policy (the generator makes them the same).
+ */
+static unsigned int gpuvirt_nl_legacy_build(void)
+{
+	const u8 perm = GENL_ADMIN_PERM | GENL_UNS_ADMIN_PERM;
+	const struct genl_split_ops *s;
+	struct genl_ops *o;
+	unsigned int i, j, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(gpuvirt_nl_ops); i++) {
+		s = &gpuvirt_nl_ops[i];
+		for (j = 0; j < n && gpuvirt_nl_legacy_ops[j].cmd != s->cmd; j++)
+			;
+		o = &gpuvirt_nl_legacy_ops[j];
+		if (j == n) {
+			n++;
+			o->cmd = s->cmd;
+			o->policy = s->policy;
+			o->maxattr = s->maxattr;
+		}
+		o->flags |= s->flags & perm;
+		o->validate |= s->validate;
+		if (s->flags & GENL_CMD_CAP_DO) {
+			o->doit = s->doit;
+			o->policy = s->policy;
+			o->maxattr = s->maxattr;
+		} else {
+			o->start = s->start;
+			o->dumpit = s->dumpit;
+			o->done = s->done;
+		}
 	}
-	genlmsg_multicast(&gpuvirt_nl_family, msg, 0, GPUVIRT_NLGRP_MONITOR,
-			  GFP_KERNEL);
+	return n;
 }
-
-/**
- * gpuvirt_nl_msg_put() - start a gpuvirt message
- * @skb: the message buffer
- * @portid: destination, 0 for a notification
- * @seq: sequence number of the request, 0 for a notification
- * @cmd: GPUVIRT_CMD_*
- *
- * Return: the header to end or cancel, or NULL when @skb is full.
- */
-void *gpuvirt_nl_msg_put(struct sk_buff *skb, u32 portid, u32 seq, u8 cmd)
-{
-	return genlmsg_put(skb, portid, seq, &gpuvirt_nl_family, 0, cmd);
-}
-
-/* Whether anyone listens to the monitor group. */
-bool gpuvirt_nl_has_listeners(void)
-{
-	return genl_has_listeners(&gpuvirt_nl_family, &init_net,
-				  GPUVIRT_NLGRP_MONITOR);
-}
-
-/**
- * gpuvirt_nl_multicast() - send a notification to the monitor group
- * @msg: a complete message; consumed
- */
-void gpuvirt_nl_multicast(struct sk_buff *msg)
-{
-	genlmsg_multicast(&gpuvirt_nl_family, msg, 0, GPUVIRT_NLGRP_MONITOR,
-			  GFP_KERNEL);
-}
+#endif
 
 int gpuvirt_nl_init(void)
 {
@@ -1311,6 +1308,9 @@ int gpuvirt_nl_init(void)
 		gpuvirt_nl_mcgrps_admin[i].flags |= GPUVIRT_GENL_MCAST_ADMIN;
 	}
 	gpuvirt_nl_family.mcgrps = gpuvirt_nl_mcgrps_admin;
+#ifndef GPUVIRT_HAVE_GENL_SPLIT_OPS
+	gpuvirt_nl_family.n_ops = gpuvirt_nl_legacy_build();
+#endif
 	return genl_register_family(&gpuvirt_nl_family);
 }
 

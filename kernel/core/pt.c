@@ -126,21 +126,30 @@ static int gpuvirt_pt_put_state(struct sk_buff *skb,
 	return 0;
 }
 
+/* What a pt message is of: a device, its state, and whether its group's. */
+struct gpuvirt_pt_msg {
+	struct pci_dev *pdev;
+	const struct gpuvirt_pt_state *st;
+	bool members;
+};
+
 /*
  * One pt message for @pdev. With @members, the IOMMU group's devices too
  * (taking the group's lock); @st is the driver's state, NULL when the
  * device is not bound to it.
  */
-static int gpuvirt_pt_fill(struct sk_buff *skb, struct pci_dev *pdev,
-			   const struct gpuvirt_pt_state *st, bool members,
-			   u32 portid, u32 seq, u8 cmd)
+static int gpuvirt_pt_fill(struct sk_buff *skb, void *obj,
+			   const struct gpuvirt_nl_msg *m)
 {
+	const struct gpuvirt_pt_msg *pt = obj;
+	const struct gpuvirt_pt_state *st = pt->st;
+	struct pci_dev *pdev = pt->pdev;
 	const char *drv = gpuvirt_pt_driver(&pdev->dev);
 	struct iommu_group *group;
 	void *hdr;
 	int err;
 
-	hdr = gpuvirt_nl_msg_put(skb, portid, seq, cmd);
+	hdr = gpuvirt_nl_put_hdr(skb, m);
 	if (!hdr)
 		return -EMSGSIZE;
 	if (nla_put_string(skb, GPUVIRT_A_PT_BDF, pci_name(pdev)) ||
@@ -157,7 +166,7 @@ static int gpuvirt_pt_fill(struct sk_buff *skb, struct pci_dev *pdev,
 	if (group) {
 		err = nla_put_u32(skb, GPUVIRT_A_PT_IOMMU_GROUP,
 				  iommu_group_id(group));
-		if (!err && members)
+		if (!err && pt->members)
 			err = iommu_group_for_each_dev(group, skb,
 						       gpuvirt_pt_put_member);
 		iommu_group_put(group);
@@ -198,15 +207,18 @@ static struct pci_dev *gpuvirt_pt_lookup(const char *bdf)
 int gpuvirt_nl_pt_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *bdf = info->attrs[GPUVIRT_A_PT_BDF];
+	struct gpuvirt_nl_msg m = {
+		.portid = info->snd_portid,
+		.seq = info->snd_seq,
+		.cmd = GPUVIRT_CMD_PT_GET,
+	};
+	struct gpuvirt_pt_msg pt = { .members = true };
 	struct gpuvirt_pt_state st;
 	struct pci_dev *pdev;
 	struct sk_buff *msg;
 	bool bound = false;
 	int err;
 
-	err = gpuvirt_nl_check_req(info->nlhdr, info->extack);
-	if (err)
-		return err;
 	if (GENL_REQ_ATTR_CHECK(info, GPUVIRT_A_PT_BDF)) {
 		NL_SET_ERR_MSG(info->extack, "PCI address (bdf) is required");
 		return -EINVAL;
@@ -229,14 +241,14 @@ int gpuvirt_nl_pt_get_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	mutex_unlock(&gpuvirt_pt_lock);
 
+	pt.pdev = pdev;
+	pt.st = bound ? &st : NULL;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg) {
 		err = -ENOMEM;
 		goto out_put_pdev;
 	}
-	err = gpuvirt_pt_fill(msg, pdev, bound ? &st : NULL, true,
-			      info->snd_portid, info->snd_seq,
-			      GPUVIRT_CMD_PT_GET);
+	err = gpuvirt_pt_fill(msg, &pt, &m);
 	if (err) {
 		NL_SET_ERR_MSG(info->extack, "the device's IOMMU group does not fit in a message");
 		nlmsg_free(msg);
@@ -265,17 +277,9 @@ void gpuvirt_pt_notify(struct pci_dev *pdev, enum gpuvirt_pt_event event,
 		[GPUVIRT_PT_EVENT_CLOSE]	= GPUVIRT_CMD_PT_CLOSE_NTF,
 		[GPUVIRT_PT_EVENT_QUARANTINE]	= GPUVIRT_CMD_PT_QUARANTINE_NTF,
 	};
-	struct sk_buff *msg;
+	struct gpuvirt_pt_msg pt = { .pdev = pdev, .st = st };
 
-	if (event >= ARRAY_SIZE(cmds) || !gpuvirt_nl_has_listeners())
-		return;
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return;
-	if (gpuvirt_pt_fill(msg, pdev, st, false, 0, 0, cmds[event])) {
-		nlmsg_free(msg);
-		return;
-	}
-	gpuvirt_nl_multicast(msg);
+	if (event < ARRAY_SIZE(cmds))
+		gpuvirt_nl_notify(gpuvirt_pt_fill, &pt, cmds[event]);
 }
 EXPORT_SYMBOL_GPL(gpuvirt_pt_notify);

@@ -14,12 +14,15 @@
  *	min_pct		guaranteed minimum, 0..100
  *	max_pct		the most it may use, 1..100
  *
- * Every change applies to running vGPUs at the scheduler's next decision.
+ * Every change applies to running vGPUs at the scheduler's next decision,
+ * and is announced on the netlink monitor group by the function that makes
+ * it, as the same change made over netlink is.
  * A refused write changes nothing and fails with the errno the scheduler
  * gives: -EINVAL out of range, -ENOSPC when the minimums would pass 100 %,
  * -EBUSY for a mode switch with vGPUs present.
  */
 #include <linux/device.h>
+#include <linux/export.h>
 #include <linux/kstrtox.h>
 #include <linux/sysfs.h>
 
@@ -27,45 +30,33 @@
 #include "vgpu.h"
 
 /*
- * The group exists only while the GPU's mdev state does: it is removed,
- * waiting for running show/store calls, before that is freed. So the
- * lookup under the registry lock may let go of the lock.
+ * The GPU's files are its device's (gpuvirt_gpu_groups), there for as long
+ * as the device, so each call finds the GPU and holds a reference to it
+ * while it works; a GI's are the GI device's own, removed before the GI's
+ * parent is freed (gi.c). Returns the parent to use and the GPU to put
+ * (NULL for a GI), or NULL when the GPU is not registered.
  */
-static struct gpuvirt_gpu *gpuvirt_sysfs_gpu(struct device *dev)
+static struct gpuvirt_mdev_parent *gpuvirt_sysfs_mp(struct device *dev,
+						    struct gpuvirt_gpu **gpu)
 {
-	struct gpuvirt_gpu *gpu, *found = NULL;
-	unsigned long id;
-
-	lockdep_assert_held(&gpuvirt_registry.lock);
-	xa_for_each(&gpuvirt_registry.gpus, id, gpu) {
-		if (gpu && gpu->dev == dev) {
-			found = gpu;
-			break;
-		}
-	}
-	return found;
-}
-
-/*
- * A GI's files are the GI device's own, removed before its parent is
- * freed (gi.c).
- */
-static struct gpuvirt_mdev_parent *gpuvirt_sysfs_mp(struct device *dev)
-{
-	struct gpuvirt_gpu *gpu;
-
+	*gpu = NULL;
 	if (gpuvirt_dev_is_gi(dev))
 		return gpuvirt_gi_from_dev(dev)->mp;
-	mutex_lock(&gpuvirt_registry.lock);
-	gpu = gpuvirt_sysfs_gpu(dev);
-	mutex_unlock(&gpuvirt_registry.lock);
-	return gpu ? gpu->mdev : NULL;
+	*gpu = gpuvirt_gpu_get_by_dev(dev);
+	return *gpu ? (*gpu)->mdev : NULL;
+}
+
+static void gpuvirt_sysfs_put(struct gpuvirt_gpu *gpu)
+{
+	if (gpu)
+		gpuvirt_gpu_put(gpu);
 }
 
 static ssize_t sched_policy_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
-	struct gpuvirt_mdev_parent *mp = gpuvirt_sysfs_mp(dev);
+	struct gpuvirt_gpu *gpu;
+	struct gpuvirt_mdev_parent *mp = gpuvirt_sysfs_mp(dev, &gpu);
 	u32 policy;
 
 	if (!mp)
@@ -73,6 +64,7 @@ static ssize_t sched_policy_show(struct device *dev,
 	spin_lock(&mp->sched.lock);
 	policy = mp->sched.sp.policy;
 	spin_unlock(&mp->sched.lock);
+	gpuvirt_sysfs_put(gpu);
 	return sysfs_emit(buf, "%s\n", gpuvirt_sched_policy_name(policy));
 }
 
@@ -80,26 +72,27 @@ static ssize_t sched_policy_store(struct device *dev,
 				  struct device_attribute *attr,
 				  const char *buf, size_t count)
 {
-	struct gpuvirt_mdev_parent *mp = gpuvirt_sysfs_mp(dev);
+	struct gpuvirt_gpu *gpu;
+	struct gpuvirt_mdev_parent *mp;
 	int policy, err;
 
-	if (!mp)
-		return -ENODEV;
 	policy = gpuvirt_sched_policy_parse(buf);
 	if (policy < 0)
 		return policy;
-	err = gpuvirt_sched_set_policy(mp, policy);
-	if (err)
-		return err;
-	gpuvirt_sched_notify(mp);
-	return count;
+	mp = gpuvirt_sysfs_mp(dev, &gpu);
+	if (!mp)
+		return -ENODEV;
+	err = gpuvirt_sched_set(mp, policy, U64_MAX);
+	gpuvirt_sysfs_put(gpu);
+	return err ?: count;
 }
 static DEVICE_ATTR_RW(sched_policy);
 
 static ssize_t sched_slice_us_show(struct device *dev,
 				   struct device_attribute *attr, char *buf)
 {
-	struct gpuvirt_mdev_parent *mp = gpuvirt_sysfs_mp(dev);
+	struct gpuvirt_gpu *gpu;
+	struct gpuvirt_mdev_parent *mp = gpuvirt_sysfs_mp(dev, &gpu);
 	u64 slice_ns;
 
 	if (!mp)
@@ -107,6 +100,7 @@ static ssize_t sched_slice_us_show(struct device *dev,
 	spin_lock(&mp->sched.lock);
 	slice_ns = mp->sched.sp.slice_ns;
 	spin_unlock(&mp->sched.lock);
+	gpuvirt_sysfs_put(gpu);
 	return sysfs_emit(buf, "%llu\n", div_u64(slice_ns, NSEC_PER_USEC));
 }
 
@@ -114,49 +108,60 @@ static ssize_t sched_slice_us_store(struct device *dev,
 				    struct device_attribute *attr,
 				    const char *buf, size_t count)
 {
-	struct gpuvirt_mdev_parent *mp = gpuvirt_sysfs_mp(dev);
+	struct gpuvirt_gpu *gpu;
+	struct gpuvirt_mdev_parent *mp;
 	u32 us;
 	int err;
 
-	if (!mp)
-		return -ENODEV;
 	err = kstrtou32(buf, 0, &us);
 	if (err)
 		return err;
-	err = gpuvirt_sched_set_slice(mp, (u64)us * NSEC_PER_USEC);
-	if (err)
-		return err;
-	gpuvirt_sched_notify(mp);
-	return count;
+	mp = gpuvirt_sysfs_mp(dev, &gpu);
+	if (!mp)
+		return -ENODEV;
+	err = gpuvirt_sched_set(mp, U32_MAX, (u64)us * NSEC_PER_USEC);
+	gpuvirt_sysfs_put(gpu);
+	return err ?: count;
 }
 static DEVICE_ATTR_RW(sched_slice_us);
 
 static ssize_t vgpu_mode_show(struct device *dev,
 			      struct device_attribute *attr, char *buf)
 {
-	struct gpuvirt_mdev_parent *mp = gpuvirt_sysfs_mp(dev);
+	struct gpuvirt_gpu *gpu = gpuvirt_gpu_get_by_dev(dev);
+	u32 mode;
 
-	if (!mp)
+	if (!gpu)
 		return -ENODEV;
-	return sysfs_emit(buf, "%s\n", gpuvirt_mdev_mixed(mp) ? "mixed" :
-								 "homogeneous");
+	mode = gpuvirt_gpu_vgpu_mode(gpu);
+	gpuvirt_gpu_put(gpu);
+	return sysfs_emit(buf, "%s\n", mode == GPUVIRT_VGPU_MODE_MIXED ?
+				       "mixed" : "homogeneous");
 }
 
 static ssize_t vgpu_mode_store(struct device *dev,
 			       struct device_attribute *attr,
 			       const char *buf, size_t count)
 {
-	struct gpuvirt_mdev_parent *mp = gpuvirt_sysfs_mp(dev);
+	struct gpuvirt_gpu *gpu;
+	u32 mode;
 	int err;
 
-	if (!mp)
-		return -ENODEV;
 	if (sysfs_streq(buf, "mixed"))
-		err = gpuvirt_mdev_set_mixed(mp, true);
+		mode = GPUVIRT_VGPU_MODE_MIXED;
 	else if (sysfs_streq(buf, "homogeneous"))
-		err = gpuvirt_mdev_set_mixed(mp, false);
+		mode = GPUVIRT_VGPU_MODE_HOMOGENEOUS;
 	else
-		err = -EINVAL;
+		return -EINVAL;
+	gpu = gpuvirt_gpu_get_by_dev(dev);
+	if (!gpu)
+		return -ENODEV;
+	err = gpuvirt_gpu_lock(gpu);
+	if (!err) {
+		err = gpuvirt_gpu_set_vgpu_mode(gpu, mode);
+		gpuvirt_gpu_unlock(gpu);
+	}
+	gpuvirt_gpu_put(gpu);
 	return err ?: count;
 }
 static DEVICE_ATTR_RW(vgpu_mode);
@@ -164,27 +169,22 @@ static DEVICE_ATTR_RW(vgpu_mode);
 static ssize_t mig_mode_show(struct device *dev,
 			     struct device_attribute *attr, char *buf)
 {
-	struct gpuvirt_gpu *gpu;
+	struct gpuvirt_gpu *gpu = gpuvirt_gpu_get_by_dev(dev);
 	bool mig;
 
-	mutex_lock(&gpuvirt_registry.lock);
-	gpu = gpuvirt_sysfs_gpu(dev);
-	mig = gpu && gpu->mode == GPUVIRT_GPU_MODE_MIG;
-	mutex_unlock(&gpuvirt_registry.lock);
 	if (!gpu)
 		return -ENODEV;
+	mig = READ_ONCE(gpu->mode) == GPUVIRT_GPU_MODE_MIG;
+	gpuvirt_gpu_put(gpu);
 	return sysfs_emit(buf, "%d\n", mig);
 }
 
-/*
- * MIG mode on (1) or off (0). The files of this group stay through a mode
- * change, which therefore may run from here.
- */
+/* MIG mode on (1) or off (0); the files stay through a mode change. */
 static ssize_t mig_mode_store(struct device *dev,
 			      struct device_attribute *attr,
 			      const char *buf, size_t count)
 {
-	struct gpuvirt_mig_why why;
+	struct gpuvirt_mig_why why = {};
 	struct gpuvirt_gpu *gpu;
 	bool mig;
 	int err;
@@ -192,13 +192,16 @@ static ssize_t mig_mode_store(struct device *dev,
 	err = kstrtobool(buf, &mig);
 	if (err)
 		return err;
-	mutex_lock(&gpuvirt_mig_mutex);
-	mutex_lock(&gpuvirt_registry.lock);
-	gpu = gpuvirt_sysfs_gpu(dev);
-	mutex_unlock(&gpuvirt_registry.lock);
-	/* a GPU found under the MIG mutex stays until it is dropped */
-	err = gpu ? gpuvirt_mig_set_mode(gpu, mig, &why) : -ENODEV;
-	mutex_unlock(&gpuvirt_mig_mutex);
+	gpu = gpuvirt_gpu_get_by_dev(dev);
+	if (!gpu)
+		return -ENODEV;
+	err = gpuvirt_gpu_lock(gpu);
+	if (!err) {
+		err = gpuvirt_gpu_set_mode(gpu, mig ? GPUVIRT_GPU_MODE_MIG :
+					   GPUVIRT_GPU_MODE_TIMESLICED, &why);
+		gpuvirt_gpu_unlock(gpu);
+	}
+	gpuvirt_gpu_put(gpu);
 	if (err && why.msg[0])
 		dev_info(dev, "gpuvirt: mig_mode: %s\n", why.msg);
 	return err ?: count;
@@ -218,6 +221,13 @@ static const struct attribute_group gpuvirt_gpu_group = {
 	.attrs = gpuvirt_gpu_attrs,
 };
 
+/* A GPU's files: listed in its device's groups by the backend. */
+const struct attribute_group *gpuvirt_gpu_groups[] = {
+	&gpuvirt_gpu_group,
+	NULL
+};
+EXPORT_SYMBOL_GPL(gpuvirt_gpu_groups);
+
 static struct attribute *gpuvirt_sched_attrs[] = {
 	&dev_attr_sched_policy.attr,
 	&dev_attr_sched_slice_us.attr,
@@ -229,16 +239,6 @@ const struct attribute_group gpuvirt_sched_attr_group = {
 	.name = "gpuvirt",
 	.attrs = gpuvirt_sched_attrs,
 };
-
-int gpuvirt_sysfs_gpu_add(struct gpuvirt_mdev_parent *mp)
-{
-	return sysfs_create_group(&mp->gpu->dev->kobj, &gpuvirt_gpu_group);
-}
-
-void gpuvirt_sysfs_gpu_del(struct gpuvirt_mdev_parent *mp)
-{
-	sysfs_remove_group(&mp->gpu->dev->kobj, &gpuvirt_gpu_group);
-}
 
 /*
  * Per vGPU: the mdev driver's dev_groups, present while the vGPU is bound,
@@ -288,10 +288,7 @@ static ssize_t gpuvirt_sysfs_param_store(struct device *dev, const char *buf,
 				     p == GPUVIRT_SYSFS_WEIGHT ? val : U32_MAX,
 				     p == GPUVIRT_SYSFS_MIN_PCT ? val : U32_MAX,
 				     p == GPUVIRT_SYSFS_MAX_PCT ? val : U32_MAX);
-	if (err)
-		return err;
-	gpuvirt_vgpu_notify(vgpu, GPUVIRT_CMD_VGPU_CHANGE_NTF);
-	return count;
+	return err ?: count;
 }
 
 #define GPUVIRT_SYSFS_PARAM(name, p)					\

@@ -93,8 +93,8 @@ struct gpuvirt_type {
  * @fb: VRAM placements; a vGPU holds its place from init to release
  * @offline: no vGPU may be created: the parent is being withdrawn (mode
  *	change, GI destroy)
- * @published: the mdev parent is registered; changed under
- *	gpuvirt_mig_mutex only
+ * @published: the mdev parent is registered; changed under the GPU's
+ *	lock only
  * @nr_types: entries used in @profiles, and in @types and @type_ptrs while
  *	published
  * @profiles: the profiles offered
@@ -303,8 +303,8 @@ int gpuvirt_sched_vgpu_set(struct gpuvirt_vgpu *vgpu, u32 weight, u32 min_pct,
 			   u32 max_pct);
 struct gpuvirt_vgpu *gpuvirt_sched_find_locked(struct gpuvirt_sched *s,
 					       const char *uuid);
-int gpuvirt_sched_vgpu_set_locked(struct gpuvirt_vgpu *vgpu, u32 weight,
-				  u32 min_pct, u32 max_pct);
+int gpuvirt_sched_set(struct gpuvirt_mdev_parent *mp, u32 policy,
+		      u64 slice_ns);
 const char *gpuvirt_sched_policy_name(u32 policy);
 void gpuvirt_vgpu_notify(struct gpuvirt_vgpu *vgpu, u8 cmd);
 void gpuvirt_sched_notify(struct gpuvirt_mdev_parent *mp);
@@ -317,7 +317,5 @@ void gpuvirt_debugfs_vgpu_del(struct gpuvirt_vgpu *vgpu);
 
 extern const struct attribute_group *gpuvirt_vgpu_groups[];
 extern const struct attribute_group gpuvirt_sched_attr_group;
-int gpuvirt_sysfs_gpu_add(struct gpuvirt_mdev_parent *mp);
-void gpuvirt_sysfs_gpu_del(struct gpuvirt_mdev_parent *mp);
 
 #endif /* GPUVIRT_VGPU_H */

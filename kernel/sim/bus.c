@@ -116,6 +116,8 @@ static ssize_t new_device_store(gpuvirt_bus_type_cb *bus, const char *buf,
 
 	sdev->dev.bus = &gpuvirt_sim_bus;
 	sdev->dev.type = &gpuvirt_sim_dev_type;
+	/* the core's files, so that they exist when udev hears of the GPU */
+	sdev->dev.groups = gpuvirt_gpu_groups;
 	device_initialize(&sdev->dev);
 	err = dev_set_name(&sdev->dev, "%s", sdev->gpu.name);
 	if (err)

@@ -20,6 +20,19 @@ enum gpuvirt_gpu_mode {
 };
 
 /**
+ * enum gpuvirt_vgpu_mode - Where a time-sliced GPU places new vGPUs, and which
+ *   types it opens.
+ * @GPUVIRT_VGPU_MODE_HOMOGENEOUS: One type at a time per GPU, as NVIDIA's
+ *   default: while a vGPU exists, only its type has instances available.
+ * @GPUVIRT_VGPU_MODE_MIXED: vGPUs of different framebuffer sizes together
+ *   (mixed-size mode).
+ */
+enum gpuvirt_vgpu_mode {
+	GPUVIRT_VGPU_MODE_HOMOGENEOUS,
+	GPUVIRT_VGPU_MODE_MIXED,
+};
+
+/**
  * enum gpuvirt_sched_policy - How a GPU's scheduler shares its engines in time
  *   between vGPUs.
  * @GPUVIRT_SCHED_POLICY_BEST_EFFORT: Work-conserving round robin: every vGPU
@@ -49,6 +62,7 @@ enum {
 	GPUVIRT_A_GPU_MODE,
 	GPUVIRT_A_GPU_BACKEND,
 	GPUVIRT_A_GPU_PAD,
+	GPUVIRT_A_GPU_VGPU_MODE,
 
 	__GPUVIRT_A_GPU_MAX,
 	GPUVIRT_A_GPU_MAX = (__GPUVIRT_A_GPU_MAX - 1)

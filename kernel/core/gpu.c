@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The GPU: the core's per-GPU object. Backends register the GPUs they drive
+ * here; this file owns a GPU's registration and unregistration, its lock and
+ * its reference count, and the changes of its configuration (MIG mode, vGPU
+ * mode), each of which announces itself.
+ *
+ * Registration, in this order, each step undone in reverse:
+ *   1. debugfs: <debugfs>/gpuvirt/gpus/<id>/, where the vGPUs' directories
+ *	go from the moment they can exist;
+ *   2. mdev parent: the time-sliced vGPU types (mdev.c);
+ *   3. sysfs: the GPU's files are the device's own groups
+ *	(gpuvirt_gpu_groups), there since the device was announced; they
+ *	answer once the GPU can be found, which is the next step;
+ *   4. announce: the GPU enters the registry, where netlink, sysfs and
+ *	debugfs find it, and the monitor group hears of it.
+ * Unregistration withdraws the announcement, tears MIG down (every GI with
+ * its vGPUs), withdraws the mdev parent (removing the GPU's vGPUs), then
+ * waits for the last reference before freeing the parent and debugfs.
+ *
+ * Locking (struct gpuvirt_gpu documents each field):
+ *   gpu->lock		per GPU: configuration changes and unregistration.
+ *			It is held while waiting for the GPU's VFIO users to
+ *			close their vGPUs, which blocks only this GPU.
+ *   registry lock	global and short: the registry's xarray and the
+ *			fields readers may see change (mode, mig, GIs,
+ *			registered). Never held across a wait for anything.
+ * The order is gpu->lock, then the registry lock, then a parent's or
+ * scheduler's own locks.
+ */
+#include <linux/export.h>
+#include <linux/lockdep.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "gpuvirt.h"
+#include "vgpu.h"
+
+struct gpuvirt_registry gpuvirt_registry = {
+	.lock = __MUTEX_INITIALIZER(gpuvirt_registry.lock),
+	.gpus = XARRAY_INIT(gpuvirt_registry.gpus, 0),
+};
+
+/**
+ * gpuvirt_gpu_find() - look up a registered GPU by id
+ * @id: GPU id
+ *
+ * Context: registry lock held; the GPU stays valid until it is dropped.
+ * Return: the GPU, or NULL.
+ */
+struct gpuvirt_gpu *gpuvirt_gpu_find(u32 id)
+{
+	lockdep_assert_held(&gpuvirt_registry.lock);
+	return xa_load(&gpuvirt_registry.gpus, id);
+}
+
+/**
+ * gpuvirt_gpu_get() - find a registered GPU and take a reference to it
+ * @id: GPU id
+ *
+ * A GPU is in the registry only while it holds its own reference, so a
+ * GPU found there can always be taken. The reference keeps the GPU's
+ * memory and its core state; it does not keep it registered.
+ *
+ * Return: the GPU, to give back with gpuvirt_gpu_put(), or NULL.
+ */
+struct gpuvirt_gpu *gpuvirt_gpu_get(u32 id)
+{
+	struct gpuvirt_gpu *gpu;
+
+	mutex_lock(&gpuvirt_registry.lock);
+	gpu = xa_load(&gpuvirt_registry.gpus, id);
+	if (gpu)
+		refcount_inc(&gpu->refs);
+	mutex_unlock(&gpuvirt_registry.lock);
+	return gpu;
+}
+
+/**
+ * gpuvirt_gpu_get_by_dev() - gpuvirt_gpu_get() by the backend's device
+ * @dev: a GPU's device
+ *
+ * Return: the GPU, with a reference, or NULL when @dev is not registered.
+ */
+struct gpuvirt_gpu *gpuvirt_gpu_get_by_dev(struct device *dev)
+{
+	struct gpuvirt_gpu *gpu, *found = NULL;
+	unsigned long id;
+
+	mutex_lock(&gpuvirt_registry.lock);
+	xa_for_each(&gpuvirt_registry.gpus, id, gpu) {
+		if (gpu->dev == dev) {
+			refcount_inc(&gpu->refs);
+			found = gpu;
+			break;
+		}
+	}
+	mutex_unlock(&gpuvirt_registry.lock);
+	return found;
+}
+
+/**
+ * gpuvirt_gpu_put() - give back a reference
+ * @gpu: the GPU
+ */
+void gpuvirt_gpu_put(struct gpuvirt_gpu *gpu)
+{
+	if (refcount_dec_and_test(&gpu->refs))
+		complete(&gpu->released);
+}
+
+/**
+ * gpuvirt_gpu_lock() - take a referenced GPU's lock, if it is registered
+ * @gpu: the GPU, with a reference held
+ *
+ * Return: 0 with the lock held, or -ENODEV without it when the GPU was
+ * unregistered since it was found.
+ */
+int gpuvirt_gpu_lock(struct gpuvirt_gpu *gpu)
+{
+	mutex_lock(&gpu->lock);
+	if (gpu->registered)
+		return 0;
+	mutex_unlock(&gpu->lock);
+	return -ENODEV;
+}
+
+/**
+ * gpuvirt_gpu_unlock() - drop what gpuvirt_gpu_lock() took
+ * @gpu: the GPU
+ */
+void gpuvirt_gpu_unlock(struct gpuvirt_gpu *gpu)
+{
+	mutex_unlock(&gpu->lock);
+}
+
+/**
+ * gpuvirt_model_lookup() - find a catalogue model for a backend
+ * @name: model name
+ *
+ * Return: the model, or NULL if the catalogue has none of that name.
+ */
+const struct gpuvirt_model *gpuvirt_model_lookup(const char *name)
+{
+	return gpuvirt_catalogue_find(name);
+}
+EXPORT_SYMBOL_GPL(gpuvirt_model_lookup);
+
+/* The first op the core needs that @ops lacks, or NULL. */
+static const char *gpuvirt_gpu_missing_op(const struct gpuvirt_backend_ops *ops)
+{
+	if (!ops->name)
+		return "name";
+	if (!ops->vram_page)
+		return "vram_page";
+	if (!ops->vram_zero)
+		return "vram_zero";
+	if (!ops->vram_discard)
+		return "vram_discard";
+	if (!ops->exec)
+		return "exec";
+	if (!ops->engine_reset)
+		return "engine_reset";
+	if (!ops->reset)
+		return "reset";
+	return NULL;
+}
+
+/* Whether @groups lists the GPU's sysfs files. */
+static bool gpuvirt_gpu_groups_in(const struct attribute_group *const *groups)
+{
+	for (; groups && *groups; groups++)
+		if (*groups == gpuvirt_gpu_groups[0])
+			return true;
+	return false;
+}
+
+static int gpuvirt_gpu_validate(const struct gpuvirt_gpu *gpu)
+{
+	const char *missing;
+
+	if (!gpu->dev || !gpu->ops) {
+		pr_err("gpuvirt: backend registered a GPU without device or ops\n");
+		return -EINVAL;
+	}
+	missing = gpuvirt_gpu_missing_op(gpu->ops);
+	if (missing) {
+		dev_err(gpu->dev, "GPU %u: the backend has no '%s' op; every op of struct gpuvirt_backend_ops is required\n",
+			gpu->id, missing);
+		return -EINVAL;
+	}
+	if (!gpuvirt_gpu_groups_in(gpu->dev->groups) &&
+	    !(gpu->dev->type && gpuvirt_gpu_groups_in(gpu->dev->type->groups)) &&
+	    !(gpu->dev->driver &&
+	      gpuvirt_gpu_groups_in(gpu->dev->driver->dev_groups))) {
+		dev_err(gpu->dev, "GPU %u: the device does not carry gpuvirt_gpu_groups\n",
+			gpu->id);
+		return -EINVAL;
+	}
+	if (!gpu->name[0] || !gpu->model_name[0]) {
+		dev_err(gpu->dev, "GPU %u has no name or model\n", gpu->id);
+		return -EINVAL;
+	}
+	if (!gpu->vram_size || !gpu->engines ||
+	    gpu->engines > GPUVIRT_ENGINES_MAX) {
+		dev_err(gpu->dev, "GPU %u: invalid size (vram %llu, engines %u)\n",
+			gpu->id, gpu->vram_size, gpu->engines);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A GPU or vGPU came or went: netlink dumps in progress are stale. */
+void gpuvirt_registry_changed(void)
+{
+	atomic_inc(&gpuvirt_registry.gen);
+}
+
+/**
+ * gpuvirt_gpu_register() - hand a GPU to the core
+ * @gpu: filled-in GPU; the backend keeps owning its memory
+ *
+ * Return: 0, -EINVAL for an incomplete GPU (a missing op, a device without
+ * gpuvirt_gpu_groups, no name or size), -EEXIST if the id is taken,
+ * -ENOMEM, or the mdev parent's error.
+ */
+int gpuvirt_gpu_register(struct gpuvirt_gpu *gpu)
+{
+	int err;
+
+	err = gpuvirt_gpu_validate(gpu);
+	if (err)
+		return err;
+
+	/* reserve the id, so that a second GPU of this id fails early */
+	mutex_lock(&gpuvirt_registry.lock);
+	err = xa_insert(&gpuvirt_registry.gpus, gpu->id, NULL, GFP_KERNEL);
+	mutex_unlock(&gpuvirt_registry.lock);
+	if (err) {
+		if (err == -EBUSY) {
+			dev_err(gpu->dev, "GPU id %u is already registered\n",
+				gpu->id);
+			err = -EEXIST;
+		}
+		return err;
+	}
+
+	mutex_init(&gpu->lock);
+	refcount_set(&gpu->refs, 1);
+	init_completion(&gpu->released);
+	gpu->mode = GPUVIRT_GPU_MODE_TIMESLICED;
+	gpu->mig = NULL;
+
+	gpuvirt_debugfs_gpu_add(gpu);
+	err = gpuvirt_mdev_gpu_add(gpu);
+	if (err)
+		goto err_debugfs_del;
+
+	mutex_lock(&gpu->lock);
+	mutex_lock(&gpuvirt_registry.lock);
+	xa_store(&gpuvirt_registry.gpus, gpu->id, gpu, GFP_KERNEL);
+	gpuvirt_registry_changed();
+	gpu->registered = true;
+	mutex_unlock(&gpuvirt_registry.lock);
+	gpuvirt_gpu_notify(gpu, GPUVIRT_CMD_GPU_ADD_NTF);
+	mutex_unlock(&gpu->lock);
+	dev_info(gpu->dev, "gpuvirt: registered GPU %u (%s, %s)\n",
+		 gpu->id, gpu->name, gpu->model_name);
+	return 0;
+
+err_debugfs_del:
+	gpuvirt_debugfs_gpu_del(gpu);
+	mutex_destroy(&gpu->lock);
+	mutex_lock(&gpuvirt_registry.lock);
+	xa_erase(&gpuvirt_registry.gpus, gpu->id);
+	mutex_unlock(&gpuvirt_registry.lock);
+	return err;
+}
+EXPORT_SYMBOL_GPL(gpuvirt_gpu_register);
+
+/**
+ * gpuvirt_gpu_unregister() - take a GPU back from the core
+ * @gpu: a registered GPU
+ *
+ * Removes the GPU's vGPUs, waiting for their users to close them, with
+ * only this GPU's lock held. On return no core path refers to @gpu any
+ * more and the backend may free it.
+ */
+void gpuvirt_gpu_unregister(struct gpuvirt_gpu *gpu)
+{
+	mutex_lock(&gpu->lock);
+	if (WARN_ON_ONCE(!gpu->registered)) {
+		mutex_unlock(&gpu->lock);
+		return;
+	}
+	/* announce: withdrawn first, so that nobody finds the GPU any more */
+	gpuvirt_gpu_notify(gpu, GPUVIRT_CMD_GPU_DEL_NTF);
+	mutex_lock(&gpuvirt_registry.lock);
+	xa_erase(&gpuvirt_registry.gpus, gpu->id);
+	gpuvirt_registry_changed();
+	gpu->registered = false;
+	mutex_unlock(&gpuvirt_registry.lock);
+
+	/* MIG teardown and the mdev parent: both wait for VFIO users */
+	gpuvirt_mig_gpu_del(gpu);
+	gpuvirt_mdev_parent_withdraw(gpu->mdev);
+	mutex_unlock(&gpu->lock);
+
+	/* sysfs and netlink users that found the GPU before it went */
+	gpuvirt_gpu_put(gpu);
+	wait_for_completion(&gpu->released);
+
+	gpuvirt_mdev_gpu_del(gpu);
+	gpuvirt_debugfs_gpu_del(gpu);
+	mutex_destroy(&gpu->lock);
+}
+EXPORT_SYMBOL_GPL(gpuvirt_gpu_unregister);
+
+/**
+ * gpuvirt_gpu_mp() - the vGPU parents of a GPU, one by one
+ * @gpu: the GPU
+ * @i: 0 for the GPU's own, 1 to GPUVIRT_MIG_GIS_MAX for its GIs by id + 1
+ *
+ * Context: registry lock or the GPU's lock held.
+ * Return: the parent, or NULL: the GPU's own parent in MIG mode, or no GI of
+ * that id.
+ */
+struct gpuvirt_mdev_parent *gpuvirt_gpu_mp(struct gpuvirt_gpu *gpu,
+					   unsigned int i)
+{
+	if (!i)
+		return gpu->mode == GPUVIRT_GPU_MODE_TIMESLICED ? gpu->mdev :
+								  NULL;
+	if (!gpu->mig || i > GPUVIRT_MIG_GIS_MAX || !gpu->mig->gi[i - 1])
+		return NULL;
+	return gpu->mig->gi[i - 1]->mp;
+}
+
+/* Publish the new mode where readers look for it. */
+static void gpuvirt_gpu_set_mig(struct gpuvirt_gpu *gpu, struct gpuvirt_mig *m)
+{
+	mutex_lock(&gpuvirt_registry.lock);
+	gpu->mig = m;
+	gpu->mode = m ? GPUVIRT_GPU_MODE_MIG : GPUVIRT_GPU_MODE_TIMESLICED;
+	gpuvirt_registry_changed();
+	mutex_unlock(&gpuvirt_registry.lock);
+}
+
+/* Time-sliced to MIG: the GPU's own types leave, the GPU is reset. */
+static int gpuvirt_gpu_mig_on(struct gpuvirt_gpu *gpu,
+			      struct gpuvirt_mig_why *why)
+{
+	struct gpuvirt_mig *m;
+	int err;
+
+	m = gpuvirt_mig_alloc(gpu, why);
+	if (IS_ERR(m))
+		return PTR_ERR(m);
+	err = gpuvirt_mdev_parent_offline(gpu->mdev);
+	if (err) {
+		snprintf(why->msg, sizeof(why->msg),
+			 "GPU %s has time-sliced vGPUs; remove them first",
+			 gpu->name);
+		gpuvirt_mig_free(m);
+		return err;
+	}
+	gpuvirt_mdev_parent_withdraw(gpu->mdev);
+	gpu->ops->reset(gpu);
+	gpuvirt_gpu_set_mig(gpu, m);
+	return 0;
+}
+
+/* MIG to time-sliced: only without GIs; the GPU is reset. */
+static int gpuvirt_gpu_mig_off(struct gpuvirt_gpu *gpu,
+			       struct gpuvirt_mig_why *why)
+{
+	struct gpuvirt_mig *m = gpu->mig;
+	int err;
+
+	err = gpuvirt_mig_check_empty(gpu, why);
+	if (err)
+		return err;
+	gpuvirt_gpu_set_mig(gpu, NULL);
+	gpu->ops->reset(gpu);
+	err = gpuvirt_mdev_parent_publish(gpu->mdev);
+	if (err) {
+		gpuvirt_gpu_set_mig(gpu, m);
+		snprintf(why->msg, sizeof(why->msg),
+			 "could not offer the time-sliced types again");
+		return err;
+	}
+	gpuvirt_mig_free(m);
+	return 0;
+}
+
+/**
+ * gpuvirt_gpu_set_mode() - turn MIG mode on or off
+ * @gpu: the GPU
+ * @mode: enum gpuvirt_gpu_mode
+ * @why: filled in when refused
+ *
+ * Asking for the mode the GPU is in succeeds and changes nothing. A change
+ * needs a GPU without vGPUs and without GIs, resets the GPU and is
+ * announced on the monitor group.
+ *
+ * Context: the GPU's lock held (gpuvirt_gpu_lock()).
+ * Return: 0; -EBUSY when vGPUs or GIs are in the way (@why names them),
+ * -EOPNOTSUPP for a GPU without MIG profiles, -EINVAL for an unknown
+ * mode, -ENOMEM, or an mdev error.
+ */
+int gpuvirt_gpu_set_mode(struct gpuvirt_gpu *gpu, u32 mode,
+			 struct gpuvirt_mig_why *why)
+{
+	int err;
+
+	lockdep_assert_held(&gpu->lock);
+	memset(why, 0, sizeof(*why));
+	if (mode != GPUVIRT_GPU_MODE_TIMESLICED && mode != GPUVIRT_GPU_MODE_MIG) {
+		snprintf(why->msg, sizeof(why->msg), "unknown GPU mode %u",
+			 mode);
+		return -EINVAL;
+	}
+	if (mode == gpu->mode)
+		return 0;
+	err = mode == GPUVIRT_GPU_MODE_MIG ? gpuvirt_gpu_mig_on(gpu, why) :
+					     gpuvirt_gpu_mig_off(gpu, why);
+	if (err)
+		return err;
+	gpuvirt_gpu_notify(gpu, GPUVIRT_CMD_GPU_CHANGE_NTF);
+	dev_info(gpu->dev, "gpuvirt: GPU %u is now in %s mode\n", gpu->id,
+		 mode == GPUVIRT_GPU_MODE_MIG ? "MIG" : "time-sliced");
+	return 0;
+}
+
+/**
+ * gpuvirt_gpu_vgpu_mode() - the GPU's vGPU placement mode
+ * @gpu: the GPU
+ *
+ * Return: GPUVIRT_VGPU_MODE_MIXED or GPUVIRT_VGPU_MODE_HOMOGENEOUS.
+ */
+u32 gpuvirt_gpu_vgpu_mode(struct gpuvirt_gpu *gpu)
+{
+	return gpuvirt_mdev_mixed(gpu->mdev) ? GPUVIRT_VGPU_MODE_MIXED :
+					       GPUVIRT_VGPU_MODE_HOMOGENEOUS;
+}
+
+/**
+ * gpuvirt_gpu_set_vgpu_mode() - switch between homogeneous and mixed-size
+ * @gpu: the GPU
+ * @mode: GPUVIRT_VGPU_MODE_HOMOGENEOUS or GPUVIRT_VGPU_MODE_MIXED
+ *
+ * The mode decides where new time-sliced vGPUs go and which types are
+ * open (fbacct.h). It changes only while the GPU has no vGPU; asking for
+ * the mode the GPU is in succeeds whether or not vGPUs exist. A change is
+ * announced on the monitor group.
+ *
+ * Context: the GPU's lock held (gpuvirt_gpu_lock()).
+ * Return: 0, -EINVAL for an unknown mode, or -EBUSY if the mode would
+ * change while the GPU has a vGPU.
+ */
+int gpuvirt_gpu_set_vgpu_mode(struct gpuvirt_gpu *gpu, u32 mode)
+{
+	bool was, mixed;
+	int err;
+
+	lockdep_assert_held(&gpu->lock);
+	if (mode != GPUVIRT_VGPU_MODE_HOMOGENEOUS &&
+	    mode != GPUVIRT_VGPU_MODE_MIXED)
+		return -EINVAL;
+	mixed = mode == GPUVIRT_VGPU_MODE_MIXED;
+	was = gpuvirt_mdev_mixed(gpu->mdev);
+	err = gpuvirt_mdev_set_mixed(gpu->mdev, mixed);
+	if (err)
+		return err;
+	if (was != mixed)
+		gpuvirt_gpu_notify(gpu, GPUVIRT_CMD_GPU_CHANGE_NTF);
+	return 0;
+}
