@@ -4,6 +4,7 @@
 #
 #   make                  modules for KVER plus gpuvirtctl and the tests
 #   make modules          kernel modules only, into build/$(KVER)/
+#   make test-modules     the test-only kernel modules of the VM suite
 #   make user             gpuvirtctl, into build/user/
 #   make check            every test: unit, style, VM suite on 6.1 and 6.12, DKMS
 #   make check-debug      VM suite + fault-injection sweeps on a KASAN/lockdep/
@@ -25,7 +26,7 @@ KARGS ?=
 
 export SRC
 
-.PHONY: all modules user check check-package demo deps clean ynl help
+.PHONY: all modules test-modules user check check-package demo deps clean ynl help
 
 all: modules user vm-tests
 
@@ -43,6 +44,16 @@ modules:
 		mv $(KBUILD)/kernel/compat-probed.h.new $(KBUILD)/kernel/compat-probed.h
 	@rm -f $(KBUILD)/kernel/compat-probed.h.new
 	$(MAKE) -C $(KDIR) M=$(KBUILD) $(KARGS) modules
+
+# Test-only modules of the VM suite (selftests/modules/backend), built for
+# KVER against the modules above; never installed.
+TEST_MODULE_DIR := $(KBUILD)/selftests/modules/backend
+test-modules: modules
+	@mkdir -p $(TEST_MODULE_DIR)
+	@ln -sf $(SRC)/selftests/modules/backend/Kbuild \
+		$(SRC)/selftests/modules/backend/gpuvirt_selftest_backend.c $(TEST_MODULE_DIR)/
+	$(MAKE) -C $(KDIR) M=$(TEST_MODULE_DIR) KBUILD_EXTRA_SYMBOLS=$(KBUILD)/Module.symvers \
+		ccflags-y="-I$(KBUILD)/kernel -I$(KBUILD)/include" $(KARGS) modules
 
 -include user/Makefile.inc
 

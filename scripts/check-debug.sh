@@ -60,7 +60,7 @@ kver=$(cat "$dir/kver")
 echo "check-debug: kernel $kver from $dir ($(($(date +%s) - s)) s)" >&2
 
 s=$(date +%s)
-if ! make -s modules KVER="$kver" KDIR="$dir/linux" >"$SRC/build/.check-debug-make.log" 2>&1 ||
+if ! make -s modules test-modules KVER="$kver" KDIR="$dir/linux" >"$SRC/build/.check-debug-make.log" 2>&1 ||
 	! make -s user vm-tests debug-tests >>"$SRC/build/.check-debug-make.log" 2>&1; then
 	tail -n 30 "$SRC/build/.check-debug-make.log" >&2
 	echo "check-debug: the build failed" >&2

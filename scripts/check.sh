@@ -165,7 +165,7 @@ checkpatch() {
 # time is lost whole.
 vm_suite() {
 	local kver=$1
-	make -s modules KVER="$kver" >/dev/null &&
+	make -s modules test-modules KVER="$kver" >/dev/null &&
 		make -s user vm-tests >/dev/null &&
 		selftests/vm-run.sh -k "$kver" -o "build/$kver/vm-check" -t 1800 -T 300
 }
