@@ -463,7 +463,8 @@ static void mig_gpu_print(const struct mig_gpu *g)
 	pr_uint("gpu", NULL, g->id);
 	pr_string("name", NULL, g->name);
 	pr_string("model", NULL, g->model);
-	pr_string("mode", NULL, g->mig ? "mig" : "timesliced");
+	pr_enum("mode", NULL, gpu_mode_names,
+		g->mig ? GPUVIRT_GPU_MODE_MIG : GPUVIRT_GPU_MODE_TIMESLICED);
 	if (g->table_err)
 		pr_bool("capable", NULL, false);
 	if (g->mig)
@@ -834,10 +835,11 @@ static void plan_print(const struct mig_gpu *g,
 			pr_string("action", NULL, "change");
 		pr_uint("gpu", NULL, g->id);
 		if (!pr_is_json()) {
-			pr_string("mode", NULL, "timesliced");
+			pr_enum("mode", NULL, gpu_mode_names,
+				GPUVIRT_GPU_MODE_TIMESLICED);
 			pr_text("->");
 		}
-		pr_string("mode", "", "mig");
+		pr_enum("mode", "", gpu_mode_names, GPUVIRT_GPU_MODE_MIG);
 		pr_close_object();
 		pr_eol();
 	}
