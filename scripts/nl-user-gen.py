@@ -105,8 +105,8 @@ def gen_header(spec, spec_rel, guard):
         out.append('extern const uint8_t %s_policy[%s + 1];' % (n, m))
         out.append('extern const char *const %s_attr_names[%s + 1];' % (n, m))
         out.append('#define %s_ATTR_NAMES(kw) \\' % c_upper(n))
-        out.append('\t{ .names = %s_attr_names, .max = %s, .keywords = (kw) }'
-                   % (n, m))
+        out.append('\t{ .names = %s_attr_names, .max = %s, \\' % (n, m))
+        out.append('\t  .keywords = (kw) }')
         out.append('')
     out.append('/* Enums: every entry\'s name and value, ended by a NULL name. */')
     for e in spec.enums:

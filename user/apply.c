@@ -75,7 +75,8 @@ static const char *const sched_keywords[GPUVIRT_A_SCHED_MAX + 1] = {
 	[GPUVIRT_A_SCHED_GPU_ID]	= "id",
 };
 
-static const struct nl_attr_names sched_names = SCHED_ATTR_NAMES(sched_keywords);
+static const struct nl_attr_names sched_names =
+	SCHED_ATTR_NAMES(sched_keywords);
 
 /* The state ----------------------------------------------------------------- */
 

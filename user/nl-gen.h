@@ -16,42 +16,50 @@
 extern const uint8_t gpu_policy[GPUVIRT_A_GPU_MAX + 1];
 extern const char *const gpu_attr_names[GPUVIRT_A_GPU_MAX + 1];
 #define GPU_ATTR_NAMES(kw) \
-	{ .names = gpu_attr_names, .max = GPUVIRT_A_GPU_MAX, .keywords = (kw) }
+	{ .names = gpu_attr_names, .max = GPUVIRT_A_GPU_MAX, \
+	  .keywords = (kw) }
 
 extern const uint8_t type_policy[GPUVIRT_A_TYPE_MAX + 1];
 extern const char *const type_attr_names[GPUVIRT_A_TYPE_MAX + 1];
 #define TYPE_ATTR_NAMES(kw) \
-	{ .names = type_attr_names, .max = GPUVIRT_A_TYPE_MAX, .keywords = (kw) }
+	{ .names = type_attr_names, .max = GPUVIRT_A_TYPE_MAX, \
+	  .keywords = (kw) }
 
 extern const uint8_t vgpu_stats_policy[GPUVIRT_A_VGPU_STATS_MAX + 1];
 extern const char *const vgpu_stats_attr_names[GPUVIRT_A_VGPU_STATS_MAX + 1];
 #define VGPU_STATS_ATTR_NAMES(kw) \
-	{ .names = vgpu_stats_attr_names, .max = GPUVIRT_A_VGPU_STATS_MAX, .keywords = (kw) }
+	{ .names = vgpu_stats_attr_names, .max = GPUVIRT_A_VGPU_STATS_MAX, \
+	  .keywords = (kw) }
 
 extern const uint8_t vgpu_policy[GPUVIRT_A_VGPU_MAX + 1];
 extern const char *const vgpu_attr_names[GPUVIRT_A_VGPU_MAX + 1];
 #define VGPU_ATTR_NAMES(kw) \
-	{ .names = vgpu_attr_names, .max = GPUVIRT_A_VGPU_MAX, .keywords = (kw) }
+	{ .names = vgpu_attr_names, .max = GPUVIRT_A_VGPU_MAX, \
+	  .keywords = (kw) }
 
 extern const uint8_t sched_policy[GPUVIRT_A_SCHED_MAX + 1];
 extern const char *const sched_attr_names[GPUVIRT_A_SCHED_MAX + 1];
 #define SCHED_ATTR_NAMES(kw) \
-	{ .names = sched_attr_names, .max = GPUVIRT_A_SCHED_MAX, .keywords = (kw) }
+	{ .names = sched_attr_names, .max = GPUVIRT_A_SCHED_MAX, \
+	  .keywords = (kw) }
 
 extern const uint8_t gi_policy[GPUVIRT_A_GI_MAX + 1];
 extern const char *const gi_attr_names[GPUVIRT_A_GI_MAX + 1];
 #define GI_ATTR_NAMES(kw) \
-	{ .names = gi_attr_names, .max = GPUVIRT_A_GI_MAX, .keywords = (kw) }
+	{ .names = gi_attr_names, .max = GPUVIRT_A_GI_MAX, \
+	  .keywords = (kw) }
 
 extern const uint8_t pt_member_policy[GPUVIRT_A_PT_MEMBER_MAX + 1];
 extern const char *const pt_member_attr_names[GPUVIRT_A_PT_MEMBER_MAX + 1];
 #define PT_MEMBER_ATTR_NAMES(kw) \
-	{ .names = pt_member_attr_names, .max = GPUVIRT_A_PT_MEMBER_MAX, .keywords = (kw) }
+	{ .names = pt_member_attr_names, .max = GPUVIRT_A_PT_MEMBER_MAX, \
+	  .keywords = (kw) }
 
 extern const uint8_t pt_policy[GPUVIRT_A_PT_MAX + 1];
 extern const char *const pt_attr_names[GPUVIRT_A_PT_MAX + 1];
 #define PT_ATTR_NAMES(kw) \
-	{ .names = pt_attr_names, .max = GPUVIRT_A_PT_MAX, .keywords = (kw) }
+	{ .names = pt_attr_names, .max = GPUVIRT_A_PT_MAX, \
+	  .keywords = (kw) }
 
 /* Enums: every entry's name and value, ended by a NULL name. */
 extern const struct arg_enum gpu_mode_names[3];

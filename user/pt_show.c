@@ -36,8 +36,9 @@ static int pt_print_members(const struct nlmsghdr *nlh)
 	mnl_attr_for_each(a, nlh, GENL_HDRLEN) {
 		if (mnl_attr_get_type(a) != GPUVIRT_A_PT_MEMBERS)
 			continue;
-		if (nl_parse_nested(a, pt_member_policy, GPUVIRT_A_PT_MEMBER_MAX,
-				    tb) || !tb[GPUVIRT_A_PT_MEMBER_BDF]) {
+		if (nl_parse_nested(a, pt_member_policy,
+				    GPUVIRT_A_PT_MEMBER_MAX, tb) ||
+		    !tb[GPUVIRT_A_PT_MEMBER_BDF]) {
 			err_print("malformed pt message from the kernel");
 			return -EINVAL;
 		}

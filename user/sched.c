@@ -19,8 +19,8 @@ static const char *const sched_keywords[GPUVIRT_A_SCHED_MAX + 1] = {
 	[GPUVIRT_A_SCHED_TIMESLICE_US]		= "timeslice",
 };
 
-static const struct nl_attr_names sched_names = SCHED_ATTR_NAMES(sched_keywords);
-
+static const struct nl_attr_names sched_names =
+	SCHED_ATTR_NAMES(sched_keywords);
 
 #define NS_PER_US	1000ULL
 
@@ -119,7 +119,8 @@ static const struct arg_spec sched_set_args[] = {
 		.flags = ARG_REQUIRED,
 	},
 	[SCHED_SET_POLICY] = {
-		.keyword = "policy", .type = ARG_ENUM, .enums = sched_policy_names,
+		.keyword = "policy", .type = ARG_ENUM,
+		.enums = sched_policy_names,
 		.offset = offsetof(struct sched_set_opts, policy),
 		.flags = ARG_ONE_OF,
 	},
