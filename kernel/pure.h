@@ -2,8 +2,9 @@
 /*
  * The few definitions that the pure-logic files (catalogue, parsers, and
  * later the scheduler policy and MIG placement) need. In the kernel they
- * come from the kernel's headers; the userspace unit tests supply the same
- * names from selftests/unit/pure_user.h. A pure-logic file includes only
+ * come from the kernel's headers; in user space (gpuvirtctl, which builds
+ * the MIG placement and the catalogue, and the unit tests) the same names
+ * come from include/gpuvirt/pure_user.h. A pure-logic file includes only
  * this header and its own.
  */
 #ifndef GPUVIRT_PURE_H
@@ -18,7 +19,7 @@
 #include <linux/string.h>
 #include <linux/types.h>
 #else
-#include "pure_user.h"
+#include <gpuvirt/pure_user.h>
 #endif
 
 #endif /* GPUVIRT_PURE_H */

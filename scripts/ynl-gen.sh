@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Generate the uapi header and kernel policy/op tables from the netlink spec
-# with the kernel's own YNL generator, taken from Debian's linux-source-6.12.
+# with the kernel's own YNL generator, taken from Debian's linux-source-6.12,
+# and gpuvirtctl's libmnl policies and name tables (user/nl-gen.[ch]) with
+# scripts/nl-user-gen.py.
 #
 # Usage: scripts/ynl-gen.sh [--check]
 #   --check   regenerate into a scratch tree and fail if the committed files differ
@@ -45,15 +47,21 @@ gen() {
 outdir=$src
 if [ "${1:-}" = "--check" ]; then
 	outdir=$work/out
-	mkdir -p "$outdir/include/uapi/linux" "$outdir/kernel/core"
+	mkdir -p "$outdir/include/uapi/linux" "$outdir/kernel/core" "$outdir/user"
 fi
 gen uapi header "$outdir/include/uapi/linux/gpuvirt.h"
 gen kernel header "$outdir/kernel/core/netlink-gen.h"
 gen kernel source "$outdir/kernel/core/netlink-gen.c"
+python3 "$src/scripts/nl-user-gen.py" "$spec" "$outdir/user/nl-gen.h" \
+	"$outdir/user/nl-gen.c" || {
+	echo "ynl-gen: nl-user-gen.py failed on $spec" >&2
+	exit 1
+}
 
 if [ "${1:-}" = "--check" ]; then
 	rc=0
-	for f in include/uapi/linux/gpuvirt.h kernel/core/netlink-gen.h kernel/core/netlink-gen.c; do
+	for f in include/uapi/linux/gpuvirt.h kernel/core/netlink-gen.h \
+		 kernel/core/netlink-gen.c user/nl-gen.h user/nl-gen.c; do
 		if ! diff -u "$src/$f" "$outdir/$f"; then
 			echo "ynl-gen: $f is stale; run 'make ynl' and commit the result" >&2
 			rc=1

@@ -65,30 +65,18 @@
 #define NAME_LEN	64
 
 /* The kernel's errors name attributes by the keys of the file. */
-static const char *const vgpu_attr_names[GPUVIRT_A_VGPU_MAX + 1] = {
-	[GPUVIRT_A_VGPU_UUID]		= "uuid",
+static const char *const vgpu_keywords[GPUVIRT_A_VGPU_MAX + 1] = {
 	[GPUVIRT_A_VGPU_GPU_ID]		= "gpu",
-	[GPUVIRT_A_VGPU_TYPE]		= "type",
-	[GPUVIRT_A_VGPU_WEIGHT]		= "weight",
-	[GPUVIRT_A_VGPU_MIN_PCT]	= "min-pct",
-	[GPUVIRT_A_VGPU_MAX_PCT]	= "max-pct",
 };
 
-static const struct nl_attr_names vgpu_names = {
-	.names = vgpu_attr_names,
-	.max = GPUVIRT_A_VGPU_MAX,
-};
+static const struct nl_attr_names vgpu_names = VGPU_ATTR_NAMES(vgpu_keywords);
 
-static const char *const sched_attr_names[GPUVIRT_A_SCHED_MAX + 1] = {
+static const char *const sched_keywords[GPUVIRT_A_SCHED_MAX + 1] = {
 	[GPUVIRT_A_SCHED_GPU_ID]	= "id",
-	[GPUVIRT_A_SCHED_POLICY]	= "policy",
-	[GPUVIRT_A_SCHED_TIMESLICE_US]	= "timeslice-us",
 };
 
-static const struct nl_attr_names sched_names = {
-	.names = sched_attr_names,
-	.max = GPUVIRT_A_SCHED_MAX,
-};
+static const struct nl_attr_names sched_names =
+	SCHED_ATTR_NAMES(sched_keywords);
 
 /* The state ----------------------------------------------------------------- */
 
@@ -1172,7 +1160,7 @@ static void plan_build(struct planner *p)
 
 static const char *policy_name(uint32_t policy)
 {
-	const char *name = config_enum_name(config_sched_policies, policy);
+	const char *name = config_enum_name(sched_policy_names, policy);
 
 	return name ? name : "?";
 }

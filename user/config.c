@@ -25,18 +25,11 @@
 #include <uapi/linux/gpuvirt.h>
 
 #include "config.h"
+#include "nl-gen.h"
 
 const struct arg_enum config_vgpu_modes[] = {
 	{ "homogeneous",	CONFIG_VGPU_MODE_HOMOGENEOUS },
 	{ "mixed",		CONFIG_VGPU_MODE_MIXED },
-	{ .name = NULL }
-};
-
-const struct arg_enum config_sched_policies[] = {
-	{ "best-effort",	GPUVIRT_SCHED_POLICY_BEST_EFFORT },
-	{ "equal-share",	GPUVIRT_SCHED_POLICY_EQUAL_SHARE },
-	{ "fixed-share",	GPUVIRT_SCHED_POLICY_FIXED_SHARE },
-	{ "weighted",		GPUVIRT_SCHED_POLICY_WEIGHTED },
 	{ .name = NULL }
 };
 
@@ -751,7 +744,7 @@ enum { SCHED_POLICY, SCHED_TIMESLICE };
 
 static const struct field sched_fields[] = {
 	[SCHED_POLICY] = { "policy", F_ENUM, offsetof(struct config_gpu, policy),
-			   .enums = config_sched_policies },
+			   .enums = sched_policy_names },
 	/* 0 is the default for the vGPU count; the spec's range otherwise. */
 	[SCHED_TIMESLICE] = { "timeslice-us", F_U32,
 			      offsetof(struct config_gpu, timeslice_us),

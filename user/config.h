@@ -67,8 +67,7 @@ enum config_vgpu_mode {
 
 /* "homogeneous" and "mixed", for parsing and printing. */
 extern const struct arg_enum config_vgpu_modes[];
-/* The scheduling policies by name, with their netlink values. */
-extern const struct arg_enum config_sched_policies[];
+/* The scheduling policies by name are sched_policy_names of nl-gen.h. */
 
 enum config_pt_driver {
 	CONFIG_PT_GPUVIRT,	/* gpuvirt_vfio_pci, the default */

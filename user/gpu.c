@@ -12,38 +12,7 @@
 #include "nl.h"
 #include "print.h"
 
-static const char *const gpu_attr_names[GPUVIRT_A_GPU_MAX + 1] = {
-	[GPUVIRT_A_GPU_ID]		= "id",
-	[GPUVIRT_A_GPU_NAME]		= "name",
-	[GPUVIRT_A_GPU_MODEL]		= "model",
-	[GPUVIRT_A_GPU_VRAM_SIZE]	= "vram-size",
-	[GPUVIRT_A_GPU_ENGINES]		= "engines",
-	[GPUVIRT_A_GPU_MODE]		= "mode",
-	[GPUVIRT_A_GPU_BACKEND]		= "backend",
-	[GPUVIRT_A_GPU_PAD]		= "pad",
-};
-
-static const struct nl_attr_names gpu_names = {
-	.names = gpu_attr_names,
-	.max = GPUVIRT_A_GPU_MAX,
-};
-
-const uint8_t gpu_policy[GPUVIRT_A_GPU_MAX + 1] = {
-	[GPUVIRT_A_GPU_ID]		= MNL_TYPE_U32,
-	[GPUVIRT_A_GPU_NAME]		= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_GPU_MODEL]		= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_GPU_VRAM_SIZE]	= MNL_TYPE_U64,
-	[GPUVIRT_A_GPU_ENGINES]		= MNL_TYPE_U32,
-	[GPUVIRT_A_GPU_MODE]		= MNL_TYPE_U32,
-	[GPUVIRT_A_GPU_BACKEND]		= MNL_TYPE_NUL_STRING,
-};
-
-/* enum gpuvirt_gpu_mode, for printing now and for "gpu set mode" later. */
-static const struct arg_enum gpu_modes[] = {
-	{ "timesliced",	GPUVIRT_GPU_MODE_TIMESLICED },
-	{ "mig",	GPUVIRT_GPU_MODE_MIG },
-	{ .name = NULL }
-};
+static const struct nl_attr_names gpu_names = GPU_ATTR_NAMES(NULL);
 
 /* The members of one GPU; the caller opens and closes the object. */
 int gpu_print(const struct nlmsghdr *nlh)
@@ -70,7 +39,7 @@ int gpu_print(const struct nlmsghdr *nlh)
 		pr_uint("engines", NULL,
 			mnl_attr_get_u32(tb[GPUVIRT_A_GPU_ENGINES]));
 	if (tb[GPUVIRT_A_GPU_MODE])
-		pr_enum("mode", NULL, gpu_modes,
+		pr_enum("mode", NULL, gpu_mode_names,
 			mnl_attr_get_u32(tb[GPUVIRT_A_GPU_MODE]));
 	if (tb[GPUVIRT_A_GPU_BACKEND])
 		pr_string("backend", NULL,

@@ -13,6 +13,12 @@
 #include <uapi/linux/gpuvirt.h>
 
 #include "args.h"
+/*
+ * The attribute policies and names of every attribute set and the names of
+ * the enums, generated from the netlink spec: gpu_policy, vgpu_attr_names,
+ * sched_policy_names...
+ */
+#include "nl-gen.h"
 
 #define GPUVIRTCTL_VERSION	"0.1"
 
@@ -115,17 +121,6 @@ int gpu_name(struct ctx *ctx, uint32_t id, char *buf, size_t len);
 int vgpu_print(const struct nlmsghdr *nlh);
 int sched_print(const struct nlmsghdr *nlh);
 int gi_print(const struct nlmsghdr *nlh);
-
-/*
- * The attribute policies of the objects for nl_parse(), one per attribute
- * set of the netlink spec (Documentation/netlink/specs/gpuvirt.yaml),
- * defined next to the object's printer and shared by every reader of its
- * messages, so that all of them check the same types.
- */
-extern const uint8_t gpu_policy[GPUVIRT_A_GPU_MAX + 1];
-extern const uint8_t sched_policy[GPUVIRT_A_SCHED_MAX + 1];
-extern const uint8_t vgpu_policy[GPUVIRT_A_VGPU_MAX + 1];
-extern const uint8_t vgpu_stats_policy[GPUVIRT_A_VGPU_STATS_MAX + 1];
 
 /*
  * Why the mdev core refused to create a vGPU (the negative errno @err of

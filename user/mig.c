@@ -31,44 +31,19 @@
 #include "nl.h"
 #include "print.h"
 
-/* Named by the command-line keywords, for the kernel's error messages. */
-static const char *const gpu_attr_names[GPUVIRT_A_GPU_MAX + 1] = {
+/* The command-line keywords, for the kernel's error messages. */
+static const char *const gpu_keywords[GPUVIRT_A_GPU_MAX + 1] = {
 	[GPUVIRT_A_GPU_ID]	= "gpu",
-	[GPUVIRT_A_GPU_MODE]	= "mode",
 };
 
-static const struct nl_attr_names gpu_names = {
-	.names = gpu_attr_names,
-	.max = GPUVIRT_A_GPU_MAX,
-};
+static const struct nl_attr_names gpu_names = GPU_ATTR_NAMES(gpu_keywords);
 
-static const char *const gi_attr_names[GPUVIRT_A_GI_MAX + 1] = {
+static const char *const gi_keywords[GPUVIRT_A_GI_MAX + 1] = {
 	[GPUVIRT_A_GI_GPU_ID]	= "gpu",
 	[GPUVIRT_A_GI_ID]	= "gi",
-	[GPUVIRT_A_GI_PROFILE]	= "profile",
-	[GPUVIRT_A_GI_START]	= "start",
 };
 
-static const struct nl_attr_names gi_names = {
-	.names = gi_attr_names,
-	.max = GPUVIRT_A_GI_MAX,
-};
-
-static const uint8_t gi_policy[GPUVIRT_A_GI_MAX + 1] = {
-	[GPUVIRT_A_GI_GPU_ID]		= MNL_TYPE_U32,
-	[GPUVIRT_A_GI_ID]		= MNL_TYPE_U32,
-	[GPUVIRT_A_GI_PROFILE]		= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_GI_START]		= MNL_TYPE_U32,
-	[GPUVIRT_A_GI_SLOTS]		= MNL_TYPE_U32,
-	[GPUVIRT_A_GI_SLICES]		= MNL_TYPE_U32,
-	[GPUVIRT_A_GI_ENGINES]		= MNL_TYPE_U64,
-	[GPUVIRT_A_GI_VRAM_OFFSET]	= MNL_TYPE_U64,
-	[GPUVIRT_A_GI_VRAM_SIZE]	= MNL_TYPE_U64,
-	[GPUVIRT_A_GI_VGPU_TYPE]	= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_GI_VGPUS]		= MNL_TYPE_U32,
-	[GPUVIRT_A_GI_BUSY_NS]		= MNL_TYPE_U64,
-	[GPUVIRT_A_GI_IDLE_NS]		= MNL_TYPE_U64,
-};
+static const struct nl_attr_names gi_names = GI_ATTR_NAMES(gi_keywords);
 
 /* Reading the state ----------------------------------------------------------- */
 
@@ -488,7 +463,8 @@ static void mig_gpu_print(const struct mig_gpu *g)
 	pr_uint("gpu", NULL, g->id);
 	pr_string("name", NULL, g->name);
 	pr_string("model", NULL, g->model);
-	pr_string("mode", NULL, g->mig ? "mig" : "timesliced");
+	pr_enum("mode", NULL, gpu_mode_names,
+		g->mig ? GPUVIRT_GPU_MODE_MIG : GPUVIRT_GPU_MODE_TIMESLICED);
 	if (g->table_err)
 		pr_bool("capable", NULL, false);
 	if (g->mig)
@@ -859,10 +835,11 @@ static void plan_print(const struct mig_gpu *g,
 			pr_string("action", NULL, "change");
 		pr_uint("gpu", NULL, g->id);
 		if (!pr_is_json()) {
-			pr_string("mode", NULL, "timesliced");
+			pr_enum("mode", NULL, gpu_mode_names,
+				GPUVIRT_GPU_MODE_TIMESLICED);
 			pr_text("->");
 		}
-		pr_string("mode", "", "mig");
+		pr_enum("mode", "", gpu_mode_names, GPUVIRT_GPU_MODE_MIG);
 		pr_close_object();
 		pr_eol();
 	}

@@ -476,6 +476,8 @@ static const char *attr_name(const struct nl_attr_names *names, uint32_t type)
 {
 	if (!names || type > names->max)
 		return NULL;
+	if (names->keywords && names->keywords[type])
+		return names->keywords[type];
 	return names->names[type];
 }
 

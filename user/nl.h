@@ -48,12 +48,15 @@ struct nl {
 };
 
 /*
- * Attribute names of one attribute set, for error messages: names[type]
- * for type <= max (entries may be NULL).
+ * Attribute names of one attribute set, for error messages: the spec's
+ * names[type] for type <= max (generated, see nl-gen.h), unless the
+ * optional keywords[type], also of max + 1 entries, gives the word the
+ * user typed for it, such as "gpu" for gpu-id. Entries may be NULL.
  */
 struct nl_attr_names {
 	const char *const *names;
 	unsigned int max;
+	const char *const *keywords;
 };
 
 /* Called for every message that is not a netlink control message. */

@@ -17,63 +17,7 @@
 #include "print.h"
 #include "pt.h"
 
-static const char *const pt_attr_names[GPUVIRT_A_PT_MAX + 1] = {
-	[GPUVIRT_A_PT_BDF]		= "bdf",
-	[GPUVIRT_A_PT_VENDOR]		= "vendor",
-	[GPUVIRT_A_PT_DEVICE]		= "device",
-	[GPUVIRT_A_PT_CLASS]		= "class",
-	[GPUVIRT_A_PT_DRIVER]		= "driver",
-	[GPUVIRT_A_PT_IOMMU_GROUP]	= "iommu-group",
-	[GPUVIRT_A_PT_MEMBERS]		= "members",
-	[GPUVIRT_A_PT_BOOT_VGA]		= "boot-vga",
-	[GPUVIRT_A_PT_RESET]		= "reset",
-	[GPUVIRT_A_PT_BOUND]		= "bound",
-	[GPUVIRT_A_PT_OPEN]		= "open",
-	[GPUVIRT_A_PT_QUARANTINED]	= "quarantined",
-	[GPUVIRT_A_PT_OPENS]		= "opens",
-	[GPUVIRT_A_PT_CLOSES]		= "closes",
-	[GPUVIRT_A_PT_REFUSED]		= "refused",
-	[GPUVIRT_A_PT_RESETS]		= "resets",
-	[GPUVIRT_A_PT_FAILURES]		= "failures",
-	[GPUVIRT_A_PT_OPENER_PID]	= "opener-pid",
-	[GPUVIRT_A_PT_OPENER_COMM]	= "opener-comm",
-	[GPUVIRT_A_PT_REASON]		= "reason",
-	[GPUVIRT_A_PT_PAD]		= "pad",
-};
-
-static const struct nl_attr_names pt_names = {
-	.names = pt_attr_names,
-	.max = GPUVIRT_A_PT_MAX,
-};
-
-static const uint8_t pt_policy[GPUVIRT_A_PT_MAX + 1] = {
-	[GPUVIRT_A_PT_BDF]		= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_PT_VENDOR]		= MNL_TYPE_U32,
-	[GPUVIRT_A_PT_DEVICE]		= MNL_TYPE_U32,
-	[GPUVIRT_A_PT_CLASS]		= MNL_TYPE_U32,
-	[GPUVIRT_A_PT_DRIVER]		= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_PT_IOMMU_GROUP]	= MNL_TYPE_U32,
-	[GPUVIRT_A_PT_BOOT_VGA]		= MNL_TYPE_U8,
-	[GPUVIRT_A_PT_RESET]		= MNL_TYPE_U8,
-	[GPUVIRT_A_PT_BOUND]		= MNL_TYPE_U8,
-	[GPUVIRT_A_PT_OPEN]		= MNL_TYPE_U8,
-	[GPUVIRT_A_PT_QUARANTINED]	= MNL_TYPE_U8,
-	[GPUVIRT_A_PT_OPENS]		= MNL_TYPE_U64,
-	[GPUVIRT_A_PT_CLOSES]		= MNL_TYPE_U64,
-	[GPUVIRT_A_PT_REFUSED]		= MNL_TYPE_U64,
-	[GPUVIRT_A_PT_RESETS]		= MNL_TYPE_U64,
-	[GPUVIRT_A_PT_FAILURES]		= MNL_TYPE_U64,
-	[GPUVIRT_A_PT_OPENER_PID]	= MNL_TYPE_U32,
-	[GPUVIRT_A_PT_OPENER_COMM]	= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_PT_REASON]		= MNL_TYPE_NUL_STRING,
-};
-
-static const uint8_t member_policy[GPUVIRT_A_PT_MEMBER_MAX + 1] = {
-	[GPUVIRT_A_PT_MEMBER_BDF]	= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_PT_MEMBER_DRIVER]	= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_PT_MEMBER_CLASS]	= MNL_TYPE_U32,
-	[GPUVIRT_A_PT_MEMBER_BRIDGE]	= MNL_TYPE_U8,
-};
+static const struct nl_attr_names pt_names = PT_ATTR_NAMES(NULL);
 
 static void pr_hex4(const char *key, uint32_t v, unsigned int digits)
 {
@@ -92,8 +36,9 @@ static int pt_print_members(const struct nlmsghdr *nlh)
 	mnl_attr_for_each(a, nlh, GENL_HDRLEN) {
 		if (mnl_attr_get_type(a) != GPUVIRT_A_PT_MEMBERS)
 			continue;
-		if (nl_parse_nested(a, member_policy, GPUVIRT_A_PT_MEMBER_MAX,
-				    tb) || !tb[GPUVIRT_A_PT_MEMBER_BDF]) {
+		if (nl_parse_nested(a, pt_member_policy,
+				    GPUVIRT_A_PT_MEMBER_MAX, tb) ||
+		    !tb[GPUVIRT_A_PT_MEMBER_BDF]) {
 			err_print("malformed pt message from the kernel");
 			return -EINVAL;
 		}

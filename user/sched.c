@@ -13,46 +13,14 @@
 #include "nl.h"
 #include "print.h"
 
-/* Named by the command-line keywords, for the kernel's error messages. */
-static const char *const sched_attr_names[GPUVIRT_A_SCHED_MAX + 1] = {
+/* The command-line keywords, for the kernel's error messages. */
+static const char *const sched_keywords[GPUVIRT_A_SCHED_MAX + 1] = {
 	[GPUVIRT_A_SCHED_GPU_ID]		= "gpu",
-	[GPUVIRT_A_SCHED_POLICY]		= "policy",
 	[GPUVIRT_A_SCHED_TIMESLICE_US]		= "timeslice",
-	[GPUVIRT_A_SCHED_TIMESLICE_EFFECTIVE_US] = "timeslice-effective-us",
-	[GPUVIRT_A_SCHED_VGPUS]			= "vgpus",
-	[GPUVIRT_A_SCHED_BUSY_NS]		= "busy-ns",
-	[GPUVIRT_A_SCHED_IDLE_NS]		= "idle-ns",
-	[GPUVIRT_A_SCHED_SWITCH_NS]		= "switch-ns",
-	[GPUVIRT_A_SCHED_SWITCHES]		= "switches",
-	[GPUVIRT_A_SCHED_PAD]			= "pad",
 };
 
-static const struct nl_attr_names sched_names = {
-	.names = sched_attr_names,
-	.max = GPUVIRT_A_SCHED_MAX,
-};
-
-const uint8_t sched_policy[GPUVIRT_A_SCHED_MAX + 1] = {
-	[GPUVIRT_A_SCHED_GPU_ID]		= MNL_TYPE_U32,
-	[GPUVIRT_A_SCHED_POLICY]		= MNL_TYPE_U32,
-	[GPUVIRT_A_SCHED_TIMESLICE_US]		= MNL_TYPE_U32,
-	[GPUVIRT_A_SCHED_TIMESLICE_EFFECTIVE_US] = MNL_TYPE_U32,
-	[GPUVIRT_A_SCHED_VGPUS]			= MNL_TYPE_U32,
-	[GPUVIRT_A_SCHED_BUSY_NS]		= MNL_TYPE_U64,
-	[GPUVIRT_A_SCHED_IDLE_NS]		= MNL_TYPE_U64,
-	[GPUVIRT_A_SCHED_SWITCH_NS]		= MNL_TYPE_U64,
-	[GPUVIRT_A_SCHED_SWITCHES]		= MNL_TYPE_U64,
-	[GPUVIRT_A_SCHED_GI_ID]			= MNL_TYPE_U32,
-};
-
-/* enum gpuvirt_sched_policy, for "sched set policy" and for printing. */
-static const struct arg_enum sched_policies[] = {
-	{ "best-effort",	GPUVIRT_SCHED_POLICY_BEST_EFFORT },
-	{ "equal-share",	GPUVIRT_SCHED_POLICY_EQUAL_SHARE },
-	{ "fixed-share",	GPUVIRT_SCHED_POLICY_FIXED_SHARE },
-	{ "weighted",		GPUVIRT_SCHED_POLICY_WEIGHTED },
-	{ .name = NULL }
-};
+static const struct nl_attr_names sched_names =
+	SCHED_ATTR_NAMES(sched_keywords);
 
 #define NS_PER_US	1000ULL
 
@@ -71,7 +39,7 @@ int sched_print(const struct nlmsghdr *nlh)
 		pr_uint("gpu", NULL,
 			mnl_attr_get_u32(tb[GPUVIRT_A_SCHED_GPU_ID]));
 	if (tb[GPUVIRT_A_SCHED_POLICY])
-		pr_enum("policy", NULL, sched_policies,
+		pr_enum("policy", NULL, sched_policy_names,
 			mnl_attr_get_u32(tb[GPUVIRT_A_SCHED_POLICY]));
 	a = tb[GPUVIRT_A_SCHED_TIMESLICE_US];
 	if (a)
@@ -151,7 +119,8 @@ static const struct arg_spec sched_set_args[] = {
 		.flags = ARG_REQUIRED,
 	},
 	[SCHED_SET_POLICY] = {
-		.keyword = "policy", .type = ARG_ENUM, .enums = sched_policies,
+		.keyword = "policy", .type = ARG_ENUM,
+		.enums = sched_policy_names,
 		.offset = offsetof(struct sched_set_opts, policy),
 		.flags = ARG_ONE_OF,
 	},

@@ -12,33 +12,12 @@
 #include "nl.h"
 #include "print.h"
 
-/* Named by the command-line keywords, for the kernel's error messages. */
-static const char *const type_attr_names[GPUVIRT_A_TYPE_MAX + 1] = {
+/* The command-line keywords, for the kernel's error messages. */
+static const char *const type_keywords[GPUVIRT_A_TYPE_MAX + 1] = {
 	[GPUVIRT_A_TYPE_GPU_ID]			= "gpu",
-	[GPUVIRT_A_TYPE_NAME]			= "name",
-	[GPUVIRT_A_TYPE_SERIES]			= "series",
-	[GPUVIRT_A_TYPE_FB_SIZE]		= "fb-size",
-	[GPUVIRT_A_TYPE_MAX_INSTANCES]		= "max-instances",
-	[GPUVIRT_A_TYPE_AVAILABLE_INSTANCES]	= "available-instances",
-	[GPUVIRT_A_TYPE_DESCRIPTION]		= "description",
-	[GPUVIRT_A_TYPE_PAD]			= "pad",
 };
 
-static const struct nl_attr_names type_names = {
-	.names = type_attr_names,
-	.max = GPUVIRT_A_TYPE_MAX,
-};
-
-static const uint8_t type_policy[GPUVIRT_A_TYPE_MAX + 1] = {
-	[GPUVIRT_A_TYPE_GPU_ID]			= MNL_TYPE_U32,
-	[GPUVIRT_A_TYPE_NAME]			= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_TYPE_SERIES]			= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_TYPE_FB_SIZE]		= MNL_TYPE_U64,
-	[GPUVIRT_A_TYPE_MAX_INSTANCES]		= MNL_TYPE_U32,
-	[GPUVIRT_A_TYPE_AVAILABLE_INSTANCES]	= MNL_TYPE_U32,
-	[GPUVIRT_A_TYPE_DESCRIPTION]		= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_TYPE_GI_ID]			= MNL_TYPE_U32,
-};
+static const struct nl_attr_names type_names = TYPE_ATTR_NAMES(type_keywords);
 
 /*
  * The members of one type. The description, key=value pairs with blanks,

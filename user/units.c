@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sim/size.h"
 #include "units.h"
 
 static int hex_digit(char c)
@@ -55,37 +56,8 @@ int units_parse_u64(const char *s, uint64_t *val)
 
 int units_parse_size(const char *s, uint64_t *val)
 {
-	unsigned int shift;
-	const char *end;
-	uint64_t v;
-
-	if (parse_digits(s, 10, &v, &end))
-		return -1;
-	switch (*end) {
-	case '\0':
-		shift = 0;
-		break;
-	case 'K': case 'k':
-		shift = 10;
-		break;
-	case 'M': case 'm':
-		shift = 20;
-		break;
-	case 'G': case 'g':
-		shift = 30;
-		break;
-	case 'T': case 't':
-		shift = 40;
-		break;
-	default:
-		return -1;
-	}
-	if (shift && end[1])
-		return -1;
-	if (v > (UINT64_MAX >> shift))
-		return -1;
-	*val = v << shift;
-	return 0;
+	/* The grammar of the sim's new_device file, from the same code. */
+	return gpuvirt_parse_size(s, strlen(s), val) ? -1 : 0;
 }
 
 size_t units_format_size(char *buf, size_t len, uint64_t bytes)

@@ -18,7 +18,9 @@ int units_parse_u64(const char *s, uint64_t *val);
 
 /*
  * Parse a size: a decimal number of bytes, optionally followed by one of the
- * binary suffixes K, M, G, T (or k, m, g, t). Returns 0, or -1.
+ * binary suffixes K, M, G, T (or k, m, g, t), as gpuvirt_parse_size() of
+ * kernel/sim/size.c, which the sim's new_device file uses too. Returns 0,
+ * or -1.
  */
 int units_parse_size(const char *s, uint64_t *val);
 

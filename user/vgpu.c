@@ -24,63 +24,25 @@
 #include "print.h"
 #include "sysfs.h"
 
-/* Named by the command-line keywords, for the kernel's error messages. */
-static const char *const vgpu_attr_names[GPUVIRT_A_VGPU_MAX + 1] = {
-	[GPUVIRT_A_VGPU_UUID]		= "uuid",
+/* The command-line keywords, for the kernel's error messages. */
+static const char *const vgpu_keywords[GPUVIRT_A_VGPU_MAX + 1] = {
 	[GPUVIRT_A_VGPU_GPU_ID]		= "gpu",
-	[GPUVIRT_A_VGPU_TYPE]		= "type",
-	[GPUVIRT_A_VGPU_WEIGHT]		= "weight",
 	[GPUVIRT_A_VGPU_MIN_PCT]	= "min",
 	[GPUVIRT_A_VGPU_MAX_PCT]	= "max",
-	[GPUVIRT_A_VGPU_VRAM_OFFSET]	= "vram-offset",
-	[GPUVIRT_A_VGPU_VRAM_SIZE]	= "vram-size",
-	[GPUVIRT_A_VGPU_OPEN]		= "open",
-	[GPUVIRT_A_VGPU_CTX]		= "ctx",
-	[GPUVIRT_A_VGPU_STATS]		= "stats",
-	[GPUVIRT_A_VGPU_PAD]		= "pad",
 	[GPUVIRT_A_VGPU_GI_ID]		= "gi",
 };
 
-static const struct nl_attr_names vgpu_names = {
-	.names = vgpu_attr_names,
-	.max = GPUVIRT_A_VGPU_MAX,
-};
+static const struct nl_attr_names vgpu_names = VGPU_ATTR_NAMES(vgpu_keywords);
 
 /* "vgpu add" checks the GPU and type with type-get: name them so. */
-static const char *const add_type_attr_names[GPUVIRT_A_TYPE_MAX + 1] = {
+static const char *const add_type_keywords[GPUVIRT_A_TYPE_MAX + 1] = {
 	[GPUVIRT_A_TYPE_GPU_ID]	= "gpu",
 	[GPUVIRT_A_TYPE_NAME]	= "type",
 	[GPUVIRT_A_TYPE_GI_ID]	= "gi",
 };
 
-static const struct nl_attr_names add_type_names = {
-	.names = add_type_attr_names,
-	.max = GPUVIRT_A_TYPE_MAX,
-};
-
-const uint8_t vgpu_policy[GPUVIRT_A_VGPU_MAX + 1] = {
-	[GPUVIRT_A_VGPU_UUID]		= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_VGPU_GPU_ID]		= MNL_TYPE_U32,
-	[GPUVIRT_A_VGPU_TYPE]		= MNL_TYPE_NUL_STRING,
-	[GPUVIRT_A_VGPU_WEIGHT]		= MNL_TYPE_U32,
-	[GPUVIRT_A_VGPU_MIN_PCT]	= MNL_TYPE_U32,
-	[GPUVIRT_A_VGPU_MAX_PCT]	= MNL_TYPE_U32,
-	[GPUVIRT_A_VGPU_VRAM_OFFSET]	= MNL_TYPE_U64,
-	[GPUVIRT_A_VGPU_VRAM_SIZE]	= MNL_TYPE_U64,
-	[GPUVIRT_A_VGPU_OPEN]		= MNL_TYPE_U8,
-	[GPUVIRT_A_VGPU_CTX]		= MNL_TYPE_U32,
-	[GPUVIRT_A_VGPU_STATS]		= MNL_TYPE_NESTED,
-	[GPUVIRT_A_VGPU_GI_ID]		= MNL_TYPE_U32,
-};
-
-const uint8_t vgpu_stats_policy[GPUVIRT_A_VGPU_STATS_MAX + 1] = {
-	[GPUVIRT_A_VGPU_STATS_RUN_NS]		= MNL_TYPE_U64,
-	[GPUVIRT_A_VGPU_STATS_SLICES]		= MNL_TYPE_U64,
-	[GPUVIRT_A_VGPU_STATS_PREEMPTIONS]	= MNL_TYPE_U64,
-	[GPUVIRT_A_VGPU_STATS_WORK_NS]		= MNL_TYPE_U64,
-	[GPUVIRT_A_VGPU_STATS_PACKETS]		= MNL_TYPE_U64,
-	[GPUVIRT_A_VGPU_STATS_WAIT_MAX_US]	= MNL_TYPE_U64,
-};
+static const struct nl_attr_names add_type_names =
+	TYPE_ATTR_NAMES(add_type_keywords);
 
 /* Microseconds to nanoseconds; UINT64_MAX (no bound) stays so. */
 static uint64_t us_to_ns(uint64_t us)

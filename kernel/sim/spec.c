@@ -10,6 +10,7 @@
  * the functions return -EINVAL and point *why at a message for the log.
  * Pure logic, also built into the userspace unit tests.
  */
+#include "size.h"
 #include "spec.h"
 
 struct gpuvirt_sim_cursor {
@@ -47,55 +48,6 @@ static bool gpuvirt_sim_name_ok(const char *s, size_t n)
 	return true;
 }
 
-static int gpuvirt_sim_u64(const char *s, size_t n, u64 max, u64 *out)
-{
-	u64 v = 0;
-	size_t i;
-
-	if (!n)
-		return -EINVAL;
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -EINVAL;
-		if (v > (max - (u64)(s[i] - '0')) / 10)
-			return -ERANGE;
-		v = v * 10 + (u64)(s[i] - '0');
-	}
-	*out = v;
-	return 0;
-}
-
-static int gpuvirt_sim_size(const char *s, size_t n, u64 *out)
-{
-	unsigned int shift = 0;
-	u64 v;
-	int err;
-
-	if (n) {
-		switch (s[n - 1]) {
-		case 'K': case 'k':
-			shift = 10;
-			break;
-		case 'M': case 'm':
-			shift = 20;
-			break;
-		case 'G': case 'g':
-			shift = 30;
-			break;
-		case 'T': case 't':
-			shift = 40;
-			break;
-		}
-		if (shift)
-			n--;
-	}
-	err = gpuvirt_sim_u64(s, n, U64_MAX >> shift, &v);
-	if (err)
-		return err;
-	*out = v << shift;
-	return 0;
-}
-
 static size_t gpuvirt_sim_trim(const char *buf, size_t len)
 {
 	if (len && buf[len - 1] == '\n')
@@ -115,7 +67,7 @@ int gpuvirt_sim_parse_new(const char *buf, size_t len,
 	*why = "expected \"ID MODEL\" or \"ID custom VRAM ENGINES\"";
 
 	n = gpuvirt_sim_field(&c, &f);
-	if (gpuvirt_sim_u64(f, n, U32_MAX, &v)) {
+	if (gpuvirt_parse_dec(f, n, U32_MAX, &v)) {
 		*why = "ID must be a decimal number from 0 to 4294967295";
 		return -EINVAL;
 	}
@@ -137,14 +89,14 @@ int gpuvirt_sim_parse_new(const char *buf, size_t len,
 
 	if (!strcmp(spec->model, GPUVIRT_MODEL_CUSTOM)) {
 		n = gpuvirt_sim_field(&c, &f);
-		if (gpuvirt_sim_size(f, n, &spec->vram_size) ||
+		if (gpuvirt_parse_size(f, n, &spec->vram_size) ||
 		    spec->vram_size < GPUVIRT_CUSTOM_VRAM_MIN ||
 		    spec->vram_size > GPUVIRT_CUSTOM_VRAM_MAX) {
 			*why = "custom VRAM must be a size from 1G to 1T";
 			return -EINVAL;
 		}
 		n = gpuvirt_sim_field(&c, &f);
-		if (gpuvirt_sim_u64(f, n, GPUVIRT_ENGINES_MAX, &v) || !v) {
+		if (gpuvirt_parse_dec(f, n, GPUVIRT_ENGINES_MAX, &v) || !v) {
 			*why = "custom ENGINES must be a number from 1 to 64";
 			return -EINVAL;
 		}
@@ -169,7 +121,7 @@ int gpuvirt_sim_parse_del(const char *buf, size_t len, u32 *id,
 	u64 v;
 
 	n = gpuvirt_sim_field(&c, &f);
-	if (gpuvirt_sim_u64(f, n, U32_MAX, &v)) {
+	if (gpuvirt_parse_dec(f, n, U32_MAX, &v)) {
 		*why = "expected \"ID\", a decimal number from 0 to 4294967295";
 		return -EINVAL;
 	}

@@ -17,6 +17,7 @@
 #include <uapi/linux/gpuvirt.h>
 
 #include "config.h"
+#include "nl-gen.h"
 
 #define U1	"5a3c0001-0000-4000-8000-000000000001"
 #define U2	"5a3c0001-0000-4000-8000-000000000002"
@@ -708,7 +709,7 @@ TEST(err_truncated)
 
 TEST(enum_names)
 {
-	EXPECT_STREQ("weighted", config_enum_name(config_sched_policies,
+	EXPECT_STREQ("weighted", config_enum_name(sched_policy_names,
 						  GPUVIRT_SCHED_POLICY_WEIGHTED));
 	EXPECT_STREQ("mixed", config_enum_name(config_vgpu_modes,
 					       CONFIG_VGPU_MODE_MIXED));

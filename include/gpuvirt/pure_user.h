@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Userspace stand-ins for the kernel definitions that kernel/pure.h gives
- * the pure-logic files, so that the unit tests can build those files. Only
- * what those files use, with the kernel's names and meanings.
+ * the pure-logic files, so that gpuvirtctl and the unit tests can build
+ * those files. Only what those files use, with the kernel's names and
+ * meanings.
  */
 #ifndef GPUVIRT_PURE_USER_H
 #define GPUVIRT_PURE_USER_H
