@@ -149,7 +149,7 @@ checkpatch() {
 	local ksrc files
 	ksrc=$("$SRC/scripts/ksrc-extract.sh") || return 1
 	# The generated netlink files are the generator's style, not ours.
-	files=$(find kernel -name '*.[ch]' ! -name 'netlink-gen.*' ! -name compat.h | sort)
+	files=$(find kernel -name '*.[ch]' ! -name 'netlink-gen*' ! -name compat.h | sort)
 	# shellcheck disable=SC2086
 	perl "$ksrc/scripts/checkpatch.pl" --strict --no-tree --terse \
 		--show-types -f $files || return 1

@@ -141,10 +141,26 @@ def gen_source(spec, spec_rel, header_name):
     return '\n'.join(out).rstrip('\n') + '\n'
 
 
+def gen_kernel_names(spec, spec_rel, guard):
+    """Initializers of each enum's names, for the kernel's own tables."""
+    out = ['/* SPDX-License-Identifier: GPL-2.0-only */', banner(spec_rel)]
+    out.append('#ifndef %s\n#define %s\n' % (guard, guard))
+    out.append('#include <uapi/%s>\n' % spec.header)
+    out.append('/* Each enum\'s names by value, as an array initializer. */')
+    for e in spec.enums:
+        out.append('#define %s_%s_NAMES { \\' % (spec.family,
+                                                 c_upper(e['name'])))
+        for name, cname in e['entries']:
+            out.append('\t[%s] = "%s", \\' % (cname, name))
+        out.append('}\n')
+    out.append('#endif /* %s */' % guard)
+    return '\n'.join(out) + '\n'
+
+
 def main():
-    if len(sys.argv) != 4:
-        sys.exit('usage: nl-user-gen.py SPEC OUT.h OUT.c')
-    spec_path, out_h, out_c = sys.argv[1:]
+    if len(sys.argv) not in (4, 5):
+        sys.exit('usage: nl-user-gen.py SPEC OUT.h OUT.c [KERNEL-NAMES.h]')
+    spec_path, out_h, out_c = sys.argv[1:4]
     spec = Spec(spec_path)
     spec_rel = 'Documentation/netlink/specs/' + os.path.basename(spec_path)
     header_name = os.path.basename(out_h)
@@ -153,6 +169,11 @@ def main():
         f.write(gen_header(spec, spec_rel, guard))
     with open(out_c, 'w', encoding='utf-8') as f:
         f.write(gen_source(spec, spec_rel, header_name))
+    if len(sys.argv) == 5:
+        kguard = 'GPUVIRT_' + c_upper(
+            os.path.basename(sys.argv[4]).replace('.', '-'))
+        with open(sys.argv[4], 'w', encoding='utf-8') as f:
+            f.write(gen_kernel_names(spec, spec_rel, kguard))
 
 
 if __name__ == '__main__':

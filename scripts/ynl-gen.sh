@@ -53,7 +53,7 @@ gen uapi header "$outdir/include/uapi/linux/gpuvirt.h"
 gen kernel header "$outdir/kernel/core/netlink-gen.h"
 gen kernel source "$outdir/kernel/core/netlink-gen.c"
 python3 "$src/scripts/nl-user-gen.py" "$spec" "$outdir/user/nl-gen.h" \
-	"$outdir/user/nl-gen.c" || {
+	"$outdir/user/nl-gen.c" "$outdir/kernel/core/netlink-gen-names.h" || {
 	echo "ynl-gen: nl-user-gen.py failed on $spec" >&2
 	exit 1
 }
@@ -61,7 +61,8 @@ python3 "$src/scripts/nl-user-gen.py" "$spec" "$outdir/user/nl-gen.h" \
 if [ "${1:-}" = "--check" ]; then
 	rc=0
 	for f in include/uapi/linux/gpuvirt.h kernel/core/netlink-gen.h \
-		 kernel/core/netlink-gen.c user/nl-gen.h user/nl-gen.c; do
+		 kernel/core/netlink-gen.c kernel/core/netlink-gen-names.h \
+		 user/nl-gen.h user/nl-gen.c; do
 		if ! diff -u "$src/$f" "$outdir/$f"; then
 			echo "ynl-gen: $f is stale; run 'make ynl' and commit the result" >&2
 			rc=1

@@ -14,6 +14,7 @@ const uint8_t gpu_policy[GPUVIRT_A_GPU_MAX + 1] = {
 	[GPUVIRT_A_GPU_ENGINES] = MNL_TYPE_U32,
 	[GPUVIRT_A_GPU_MODE] = MNL_TYPE_U32,
 	[GPUVIRT_A_GPU_BACKEND] = MNL_TYPE_NUL_STRING,
+	[GPUVIRT_A_GPU_VGPU_MODE] = MNL_TYPE_U32,
 };
 
 const char *const gpu_attr_names[GPUVIRT_A_GPU_MAX + 1] = {
@@ -25,6 +26,7 @@ const char *const gpu_attr_names[GPUVIRT_A_GPU_MAX + 1] = {
 	[GPUVIRT_A_GPU_MODE] = "mode",
 	[GPUVIRT_A_GPU_BACKEND] = "backend",
 	[GPUVIRT_A_GPU_PAD] = "pad",
+	[GPUVIRT_A_GPU_VGPU_MODE] = "vgpu-mode",
 };
 
 const uint8_t type_policy[GPUVIRT_A_TYPE_MAX + 1] = {
@@ -224,6 +226,12 @@ const char *const pt_attr_names[GPUVIRT_A_PT_MAX + 1] = {
 const struct arg_enum gpu_mode_names[3] = {
 	{ "timesliced", GPUVIRT_GPU_MODE_TIMESLICED },
 	{ "mig", GPUVIRT_GPU_MODE_MIG },
+	{ .name = NULL },
+};
+
+const struct arg_enum vgpu_mode_names[3] = {
+	{ "homogeneous", GPUVIRT_VGPU_MODE_HOMOGENEOUS },
+	{ "mixed", GPUVIRT_VGPU_MODE_MIXED },
 	{ .name = NULL },
 };
 

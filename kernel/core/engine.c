@@ -33,6 +33,7 @@
 #include <linux/sched/clock.h>
 #include <uapi/linux/gpuvirt_vgpu.h>
 
+#include "netlink-gen-names.h"
 #include "vgpu.h"
 
 /* Longest piece of a command that runs without a preemption point. */
@@ -50,12 +51,9 @@
 /* Engine time without progress after which a command has hung. */
 #define GPUVIRT_ENGINE_HANG_NS		(20 * NSEC_PER_MSEC)
 
-static const char * const gpuvirt_sched_policy_names[] = {
-	[GPUVIRT_SCHED_POLICY_BEST_EFFORT] = "best-effort",
-	[GPUVIRT_SCHED_POLICY_EQUAL_SHARE] = "equal-share",
-	[GPUVIRT_SCHED_POLICY_FIXED_SHARE] = "fixed-share",
-	[GPUVIRT_SCHED_POLICY_WEIGHTED] = "weighted",
-};
+/* The spec's names (Documentation/netlink/specs/gpuvirt.yaml), generated */
+static const char * const gpuvirt_sched_policy_names[] =
+	GPUVIRT_SCHED_POLICY_NAMES;
 
 const char *gpuvirt_sched_policy_name(u32 policy)
 {
