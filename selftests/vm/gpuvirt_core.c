@@ -192,8 +192,12 @@ TEST_F_TIMEOUT(core, stuck_vmm_blocks_only_its_gpu, 180)
 
 	pid = fork();
 	ASSERT_LE(0, pid);
-	if (!pid)
+	if (!pid) {
+		/* the remover must not be a VMM of the vGPU itself */
+		vgpu_client_close(&u);
+		close(req);
 		_exit(gv_write(GV_SIM_BUS "/del_device", "0") ? 1 : 0);
+	}
 
 	/* the removal is waiting for this VMM */
 	ASSERT_EQ(1, wait_efd(req, 60000));
