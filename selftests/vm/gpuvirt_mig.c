@@ -303,11 +303,12 @@ static double cap_of(const struct cap_snap *a, const struct cap_snap *b)
 	return dt ? (double)(b->units - a->units) * 1000 / dt : 0;
 }
 
+/* Lag not made up over the window, of its wall time (< 0: made up). */
 static double lag_of(const struct cap_snap *a, const struct cap_snap *b)
 {
 	unsigned long long dt = b->wall_ns - a->wall_ns;
 
-	return dt ? (double)(b->lag_ns - a->lag_ns) / dt : 0;
+	return dt ? ((double)b->lag_ns - (double)a->lag_ns) / dt : 0;
 }
 
 /* ---- vGPUs on GIs ---- */
@@ -849,8 +850,19 @@ static int cap_window(int n, char sched[][128], char vsched[][128],
 		      double *cap, double *lag)
 {
 	struct cap_snap a[NGI], b[NGI];
-	int i;
+	unsigned long long v;
+	int i, ms;
 
+	/* every load has had a turn (a client starts slowly under TCG) */
+	for (i = 0; i < n; i++)
+		for (ms = 0;; ms += 20) {
+			v = gv_kv_u64(vsched[i], "slices");
+			if (v && v != ~0ULL)
+				break;
+			if (ms > 20000)
+				return -ETIMEDOUT;
+			usleep(20000);
+		}
 	usleep(CAP_WARMUP_US);
 	for (i = 0; i < n; i++)
 		if (cap_snap(sched[i], vsched[i], &a[i]))
