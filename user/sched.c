@@ -25,6 +25,7 @@ static const char *const sched_attr_names[GPUVIRT_A_SCHED_MAX + 1] = {
 	[GPUVIRT_A_SCHED_SWITCH_NS]		= "switch-ns",
 	[GPUVIRT_A_SCHED_SWITCHES]		= "switches",
 	[GPUVIRT_A_SCHED_PAD]			= "pad",
+	[GPUVIRT_A_SCHED_LAG_NS]		= "lag-ns",
 };
 
 static const struct nl_attr_names sched_names = {
@@ -43,6 +44,7 @@ const uint8_t sched_policy[GPUVIRT_A_SCHED_MAX + 1] = {
 	[GPUVIRT_A_SCHED_SWITCH_NS]		= MNL_TYPE_U64,
 	[GPUVIRT_A_SCHED_SWITCHES]		= MNL_TYPE_U64,
 	[GPUVIRT_A_SCHED_GI_ID]			= MNL_TYPE_U32,
+	[GPUVIRT_A_SCHED_LAG_NS]		= MNL_TYPE_U64,
 };
 
 /* enum gpuvirt_sched_policy, for "sched set policy" and for printing. */
@@ -95,6 +97,9 @@ int sched_print(const struct nlmsghdr *nlh)
 	if (tb[GPUVIRT_A_SCHED_SWITCHES])
 		pr_uint("switches", NULL,
 			mnl_attr_get_u64(tb[GPUVIRT_A_SCHED_SWITCHES]));
+	if (tb[GPUVIRT_A_SCHED_LAG_NS])
+		pr_time("lag", NULL,
+			mnl_attr_get_u64(tb[GPUVIRT_A_SCHED_LAG_NS]));
 	return 0;
 }
 

@@ -415,7 +415,7 @@ static void gpuvirt_engine_turn(struct gpuvirt_vgpu *vgpu, u64 start,
  * it only goes forward while the lag stands still, which it does between
  * turns, and the policy ignores a step back (sched_policy.h).
  */
-static u64 gpuvirt_sched_clock(const struct gpuvirt_sched *s)
+u64 gpuvirt_sched_clock(const struct gpuvirt_sched *s)
 {
 	return ktime_get_ns() - s->behind_ns;
 }

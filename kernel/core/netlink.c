@@ -770,6 +770,8 @@ static int gpuvirt_nl_sched_fill(struct sk_buff *skb,
 	    nla_put_u64_64bit(skb, GPUVIRT_A_SCHED_SWITCH_NS, s->switch_ns,
 			      GPUVIRT_A_SCHED_PAD) ||
 	    nla_put_u64_64bit(skb, GPUVIRT_A_SCHED_SWITCHES, s->switches,
+			      GPUVIRT_A_SCHED_PAD) ||
+	    nla_put_u64_64bit(skb, GPUVIRT_A_SCHED_LAG_NS, s->behind_ns,
 			      GPUVIRT_A_SCHED_PAD))
 		goto err_cancel_msg;
 	spin_unlock(&s->lock);

@@ -324,6 +324,7 @@ const char *gpuvirt_sched_policy_name(u32 policy);
 void gpuvirt_vgpu_notify(struct gpuvirt_vgpu *vgpu, u8 cmd);
 void gpuvirt_sched_notify(struct gpuvirt_mdev_parent *mp);
 int gpuvirt_sched_policy_parse(const char *name);
+u64 gpuvirt_sched_clock(const struct gpuvirt_sched *s);
 
 void gpuvirt_debugfs_mdev_add(struct gpuvirt_mdev_parent *mp);
 void gpuvirt_debugfs_mdev_del(struct gpuvirt_mdev_parent *mp);

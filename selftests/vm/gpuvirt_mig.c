@@ -196,6 +196,41 @@ static int gi_dump(struct nl *nl, struct gi_list *l)
 	return nl_talk(nl, nlh, gi_cb, l);
 }
 
+static int sched_lag_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, GENL_HDRLEN)
+		if (mnl_attr_get_type(a) == GPUVIRT_A_SCHED_LAG_NS &&
+		    !mnl_attr_validate(a, MNL_TYPE_U64))
+			*(unsigned long long *)data = mnl_attr_get_u64(a);
+	return MNL_CB_OK;
+}
+
+/* sched-get's lag-ns of the GPU (@gi < 0) or of a GI; ~0ULL if none. */
+static unsigned long long sched_lag_nl(struct nl *nl, int gi)
+{
+	unsigned long long lag = ~0ULL;
+	char buf[512];
+	struct nlmsghdr *nlh = genl_req(nl, buf, nl->family,
+					GPUVIRT_CMD_SCHED_GET, 0);
+
+	mnl_attr_put_u32(nlh, GPUVIRT_A_SCHED_GPU_ID, 0);
+	if (gi >= 0)
+		mnl_attr_put_u32(nlh, GPUVIRT_A_SCHED_GI_ID, gi);
+	return nl_talk(nl, nlh, sched_lag_cb, &lag) ? ~0ULL : lag;
+}
+
+/* An idle engine's lag, in its debugfs sched file and in sched-get, agree. */
+static bool lag_telemetry_agrees(struct nl *nl, const char *sched, int gi)
+{
+	unsigned long long lag = gv_kv_u64(sched, "lag_ns"),
+			   caught = gv_kv_u64(sched, "caught_up_ns");
+
+	return lag != ~0ULL && caught != ~0ULL &&
+	       sched_lag_nl(nl, gi) == lag - caught;
+}
+
 static int set_mode(struct nl *nl, int mode)
 {
 	char buf[512];
@@ -271,25 +306,27 @@ struct cap_snap {
 };
 
 /*
- * @sched: the engine's sched file; @vsched: the vGPU's. The modelled clock
- * is the wall clock (busy + idle) less the lag not made up.
+ * @sched: the engine's sched file; @vsched: the vGPU's. The engine's
+ * modelled clock (clock_ns, the wall clock less the lag not made up) is
+ * read right after the steps: busy_ns and idle_ns only move at the end of
+ * a turn, and a GI's turns last 100 ms.
  */
 static int cap_snap(const char *sched, const char *vsched, struct cap_snap *c)
 {
-	unsigned long long busy = gv_kv_u64(sched, "busy_ns"),
-			   idle = gv_kv_u64(sched, "idle_ns"),
-			   lag = gv_kv_u64(sched, "lag_ns"),
-			   caught = gv_kv_u64(sched, "caught_up_ns"),
-			   ctx = gv_kv_u64(vsched, "ctx");
+	unsigned long long ctx = gv_kv_u64(vsched, "ctx"), lag, caught;
 
-	if (busy == ~0ULL || idle == ~0ULL || lag == ~0ULL ||
-	    caught == ~0ULL || ctx == ~0ULL)
+	if (ctx == ~0ULL)
 		return -ENOENT;
-	c->wall_ns = busy + idle;
-	c->lag_ns = lag - caught;
-	c->model_ns = c->wall_ns - c->lag_ns;
 	c->units = hw_units((long long)ctx);
-	return c->units < 0 ? -ENOENT : 0;
+	c->model_ns = gv_kv_u64(sched, "clock_ns");
+	lag = gv_kv_u64(sched, "lag_ns");
+	caught = gv_kv_u64(sched, "caught_up_ns");
+	if (c->units < 0 || c->model_ns == ~0ULL || lag == ~0ULL ||
+	    caught == ~0ULL)
+		return -ENOENT;
+	c->lag_ns = lag - caught;
+	c->wall_ns = c->model_ns + c->lag_ns;
+	return 0;
 }
 
 /*
@@ -911,6 +948,7 @@ TEST_F(mig, capacity_follows_compute_slices)
 	ts = cap[0];
 	TH_LOG("time-sliced vGPU: %.4f of capacity, lag %.3f", ts, lag[0]);
 	EXPECT_EQ(0, load_stop(load[0]));
+	EXPECT_TRUE(lag_telemetry_agrees(&self->nl, sched[0], -1));
 	ASSERT_EQ(0, vgpu_remove(NGI));
 
 	/* a 7g GI: all of it */
@@ -924,6 +962,7 @@ TEST_F(mig, capacity_follows_compute_slices)
 	g7 = cap[0];
 	TH_LOG("7g GI: %.4f of capacity, lag %.3f", g7, lag[0]);
 	EXPECT_EQ(0, load_stop(load[0]));
+	EXPECT_TRUE(lag_telemetry_agrees(&self->nl, sched[0], g.id));
 	ASSERT_EQ(0, vgpu_remove(0));
 	ASSERT_EQ(0, gi_del(&self->nl, g.id));
 
