@@ -30,9 +30,10 @@
  *  - TCG timing slop. The engine is paced on the guest's clock, and under
  *    TCG on a loaded 2-core host its sleeps overshoot by up to a few
  *    hundred us now and then, and the vCPU running the engine thread can be
- *    taken away for a few ms. The policies charge the real run time, so
- *    this averages out over many slices, but a stall of 50 ms in a 2.5 s
- *    window is 2 points.
+ *    taken away for a few ms. That time is the engine's lag, which the
+ *    policy and these figures leave out (modelled time), so it moves no
+ *    share; what remains is a stall that ends a turn on the wall-clock
+ *    bound, a slice or less of one vGPU now and then (0.1 point).
  *  - The client. vgpu_load keeps 30 ms of work queued (at a 25 % share
  *    that is 120 ms of wall time); a client that gets no CPU for longer
  *    leaves its vGPU idle and short of its share. It counts such gaps
