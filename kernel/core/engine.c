@@ -364,20 +364,19 @@ struct gpuvirt_turn {
 
 /*
  * One turn: run the vGPU's packets for up to @slice_ns of engine time, and
- * of wall time too. The vGPU is charged the wall time it held the engines;
- * when the host is slower than the model (the thread lost its CPU, or the
- * emulation is slow), a turn bounded by modelled work alone would last,
- * and be charged, several slices, and a capped vGPU would get more than
- * its cap before the policy could stop it.
+ * of wall time too. When the host is slower than the model (the thread
+ * lost its CPU, or the emulation is slow), a turn bounded by modelled work
+ * alone would last several slices, and hold off the other vGPUs for that
+ * long.
  *
  * *@lag_ns is how far the engine clock was behind the wall clock when the
- * same vGPU's previous turn ended, the turn before this one: this turn
- * paces from that point, so the vGPU of a GPU instance, alone on its
- * engines, gets back time the host took from it, up to a slice. On return
- * it holds this turn's lag. The caller passes 0 on a time-sliced GPU: there
- * a vGPU that wins consecutive turns (a heavier weight) would get back lost
- * time its neighbours do not, and the engine time it ran would drift from
- * the time it was charged.
+ * previous turn ended, if the engines went straight from it to this one
+ * (0 after an idle period): this turn paces from that point, so the time
+ * the host took from the engine is made up, up to a slice, and the engine
+ * keeps its modelled rate over many turns on a host that stalls it now
+ * and then. Whichever vGPU makes it up is charged the work it ran
+ * (gpuvirt_sched_lag()), so this moves no share. On return *@lag_ns holds
+ * this turn's lag, or 0 when the vGPU ran out of work.
  */
 static void gpuvirt_engine_turn(struct gpuvirt_vgpu *vgpu, u64 start,
 				u64 slice_ns, u64 *lag_ns,
@@ -691,9 +690,10 @@ static struct gpuvirt_vgpu *gpuvirt_sched_pick(struct gpuvirt_sched *s,
 
 /*
  * The turn held the engines @ran ns of wall time and ran @work ns of
- * modelled work: account the difference as lag, or as lag made up (a GI's
- * vGPU paced from its previous turn's lag, gpuvirt_engine_turn()).
- * Returns the modelled time of the turn, what the vGPU is charged.
+ * modelled work: account the difference as lag, or as lag made up (the
+ * turn paced from the previous turn's lag, gpuvirt_engine_turn()).
+ * Returns the modelled time of the turn, what the vGPU is charged: its
+ * work, unless it made up more than the engine was behind.
  */
 static u64 gpuvirt_sched_lag(struct gpuvirt_sched *s, struct gpuvirt_vgpu *vgpu,
 			     u64 ran, u64 work)
@@ -710,7 +710,6 @@ static u64 gpuvirt_sched_lag(struct gpuvirt_sched *s, struct gpuvirt_vgpu *vgpu,
 	back = min(work - ran, s->behind_ns);
 	s->caught_up_ns += back;
 	s->behind_ns -= back;
-	vgpu->stats.lag_ns -= min(back, vgpu->stats.lag_ns);
 	return ran + back;
 }
 
@@ -761,7 +760,7 @@ static void gpuvirt_sched_idle(struct gpuvirt_sched *s, u64 idle_ns)
 static int gpuvirt_engine_thread(void *data)
 {
 	struct gpuvirt_sched *s = data;
-	struct gpuvirt_vgpu *vgpu, *prev = NULL;
+	struct gpuvirt_vgpu *vgpu;
 	u64 slice_ns, idle_ns, lag_ns = 0;
 
 	while (!kthread_should_stop()) {
@@ -772,17 +771,11 @@ static int gpuvirt_engine_thread(void *data)
 		vgpu = gpuvirt_sched_pick(s, &slice_ns, &idle_ns);
 		WRITE_ONCE(s->decide_ns, s->decide_ns + local_clock() - t0);
 		if (!vgpu) {
-			prev = NULL;
+			/* nothing to make up after an idle period */
+			lag_ns = 0;
 			gpuvirt_sched_idle(s, idle_ns);
 			continue;
 		}
-		/*
-		 * only compared: the lag carries over to the same vGPU only,
-		 * and only on a GPU instance (see gpuvirt_engine_turn())
-		 */
-		if (vgpu != prev || !vgpu->mp->gi)
-			lag_ns = 0;
-		prev = vgpu;
 		gpuvirt_engine_turn(vgpu, READ_ONCE(s->mark_ns), slice_ns,
 				    &lag_ns, &t);
 		t0 = local_clock();

@@ -47,7 +47,7 @@ struct gpuvirt_vgpu;
  * @lag_ns: wall time turns held the engines beyond the modelled time of
  *	the work they ran: time the host did not give the engine thread to
  *	keep the modelled rate. Only grows.
- * @caught_up_ns: the part of @lag_ns a GI's vGPU made up in later turns
+ * @caught_up_ns: the part of @lag_ns the engine made up in later turns
  * @behind_ns: @lag_ns - @caught_up_ns: the engine's modelled clock is the
  *	wall clock less this (engine.c), and the policy runs on that clock
  */
@@ -185,7 +185,8 @@ struct gpuvirt_vgpu_ring {
  * @charged_ns: modelled time of its turns, what the policy charged it:
  *	@run_ns less its lag
  * @lag_ns: wall time its turns held the engines beyond the modelled time
- *	of the work they ran, less what it made up later (GI parents only)
+ *	of the work they ran. Only grows; the engine makes up lag in the
+ *	next turn, whoever's it is, so @run_ns - @charged_ns may be less.
  * @slices: turns it got
  * @preemptions: turns that ended with its work unfinished
  * @work_ns: modelled engine time of the work it ran

@@ -26,7 +26,7 @@
  * Only ratios are asserted, never a wall-clock duration.
  *
  * Tolerances. TOL_PP (5 percentage points) bounds every share, for these
- * reasons, largest first:
+ * reasons:
  *  - TCG timing slop. The engine is paced on the guest's clock, and under
  *    TCG on a loaded 2-core host its sleeps overshoot by up to a few
  *    hundred us now and then, and the vCPU running the engine thread can be
