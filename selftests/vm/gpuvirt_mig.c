@@ -937,9 +937,15 @@ TEST_F(mig, capacity_follows_compute_slices)
 	struct gi g;
 	int i, id[NGI];
 
-	/* time-sliced: one busy vGPU holds the whole GPU */
+	/*
+	 * time-sliced: one busy vGPU holds the whole GPU. Alone, it gets the
+	 * 100 ms slice a GI's vGPU has, so that both sides stop as seldom to
+	 * account (the decisions between turns are the host's time, not the
+	 * model's, and a debug kernel makes them long).
+	 */
 	uuid_of(NGI, uuid, sizeof(uuid));
 	ASSERT_EQ(0, gv_write(TYPES_TS "/gpuvirt_sim-H200-35C/create", uuid));
+	ASSERT_EQ(0, gv_write(KNOBS "/sched_slice_us", "100000"));
 	snprintf(sched[0], sizeof(sched[0]), GPU_SCHED);
 	snprintf(vsched[0], sizeof(vsched[0]), TS_VGPU_SCHED, uuid);
 	load[0] = load_start(NGI, "0");
@@ -949,6 +955,7 @@ TEST_F(mig, capacity_follows_compute_slices)
 	TH_LOG("time-sliced vGPU: %.4f of capacity, lag %.3f", ts, lag[0]);
 	EXPECT_EQ(0, load_stop(load[0]));
 	EXPECT_TRUE(lag_telemetry_agrees(&self->nl, sched[0], -1));
+	ASSERT_EQ(0, gv_write(KNOBS "/sched_slice_us", "0"));
 	ASSERT_EQ(0, vgpu_remove(NGI));
 
 	/* a 7g GI: all of it */
