@@ -34,7 +34,8 @@ struct gpuvirt_mig;
  * @GPUVIRT_CMD_COPY: copy @len bytes from @src to @dst; the ranges may
  *	overlap, with memmove semantics
  * @GPUVIRT_CMD_COMPUTE: run @len steps of the compute kernel (one step is
- *	one microsecond of engine time: x = x * GPUVIRT_VGPU_COMPUTE_MUL +
+ *	one microsecond of the whole GPU's time, GPUVIRT_EXEC_COMPUTE_PARTS
+ *	microseconds of one part: x = x * GPUVIRT_VGPU_COMPUTE_MUL +
  *	GPUVIRT_VGPU_COMPUTE_ADD) from x = @value, then write x (8 bytes) at
  *	@dst
  */
@@ -72,6 +73,11 @@ struct gpuvirt_cmd {
 
 /* Context ids are below this. */
 #define GPUVIRT_EXEC_CTX_MAX	32
+/*
+ * A GPU's compute is counted in this many equal parts (MIG's compute
+ * slices): a context holds @compute of them (struct gpuvirt_exec_ctx).
+ */
+#define GPUVIRT_EXEC_COMPUTE_PARTS	7
 
 /**
  * struct gpuvirt_exec_ctx - the context a command runs in: one vGPU
@@ -81,12 +87,20 @@ struct gpuvirt_cmd {
  * @vram_size: size of the window; no command may touch VRAM outside it
  * @engines: the engines the context may run on, bit n for engine n: all of
  *	them in time-sliced mode, those of its GPU instance in MIG mode
+ * @compute: the part of the GPU's throughput the context holds while it
+ *	runs, in GPUVIRT_EXEC_COMPUTE_PARTS: all of them in time-sliced mode
+ *	(the vGPU owns the whole GPU during its turn), its GPU instance's
+ *	compute slices in MIG mode. 1..GPUVIRT_EXEC_COMPUTE_PARTS. The
+ *	backend's modelled cost of a command scales by
+ *	GPUVIRT_EXEC_COMPUTE_PARTS / @compute (Documentation/backend.rst,
+ *	"Capacity model").
  */
 struct gpuvirt_exec_ctx {
 	u32 id;
 	u64 vram_offset;
 	u64 vram_size;
 	u64 engines;
+	u32 compute;
 };
 
 /**
@@ -107,11 +121,13 @@ struct gpuvirt_exec_ctx {
  * @exec: run @cmd in @ctx from @cmd->done on, for at most about @budget_ns
  *	of modelled engine time (at least one unit of progress, so a budget
  *	smaller than one unit may be overrun by one unit). Stores the engine
- *	time used in *@cost_ns: the backend's model, at its throughput, not
- *	the host CPU time it took. Returns 1 when the command is complete, 0
+ *	time used in *@cost_ns: the backend's model, at the throughput of
+ *	@ctx->compute parts of the GPU, not the host CPU time it took.
+ *	Returns 1 when the command is complete, 0
  *	when it is not (call again with the same @cmd), or a negative errno:
  *	-EFAULT for a range outside @ctx (the core checks first; this is the
- *	backend's own guard), -ENOSPC or -ENOMEM when VRAM could not be
+ *	backend's own guard), -EINVAL for engines or a @ctx->compute the GPU
+ *	does not have, -ENOSPC or -ENOMEM when VRAM could not be
  *	backed, -EIO for an engine fault. A hung engine makes no progress and
  *	returns 0 with the time spent; the core gives up on the command after
  *	its watchdog and calls @engine_reset. Called with the vGPU's lock

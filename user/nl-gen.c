@@ -113,6 +113,7 @@ const uint8_t sched_policy[GPUVIRT_A_SCHED_MAX + 1] = {
 	[GPUVIRT_A_SCHED_SWITCH_NS] = MNL_TYPE_U64,
 	[GPUVIRT_A_SCHED_SWITCHES] = MNL_TYPE_U64,
 	[GPUVIRT_A_SCHED_GI_ID] = MNL_TYPE_U32,
+	[GPUVIRT_A_SCHED_LAG_NS] = MNL_TYPE_U64,
 };
 
 const char *const sched_attr_names[GPUVIRT_A_SCHED_MAX + 1] = {
@@ -127,6 +128,7 @@ const char *const sched_attr_names[GPUVIRT_A_SCHED_MAX + 1] = {
 	[GPUVIRT_A_SCHED_SWITCHES] = "switches",
 	[GPUVIRT_A_SCHED_PAD] = "pad",
 	[GPUVIRT_A_SCHED_GI_ID] = "gi-id",
+	[GPUVIRT_A_SCHED_LAG_NS] = "lag-ns",
 };
 
 const uint8_t gi_policy[GPUVIRT_A_GI_MAX + 1] = {

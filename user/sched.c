@@ -63,6 +63,9 @@ int sched_print(const struct nlmsghdr *nlh)
 	if (tb[GPUVIRT_A_SCHED_SWITCHES])
 		pr_uint("switches", NULL,
 			mnl_attr_get_u64(tb[GPUVIRT_A_SCHED_SWITCHES]));
+	if (tb[GPUVIRT_A_SCHED_LAG_NS])
+		pr_time("lag", NULL,
+			mnl_attr_get_u64(tb[GPUVIRT_A_SCHED_LAG_NS]));
 	return 0;
 }
 

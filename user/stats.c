@@ -55,6 +55,9 @@ static const struct metric m_busy = {
 static const struct metric m_idle = {
 	"gpuvirt_sched_idle_seconds_total", "counter",
 	"Time no vGPU owned the GPU's engines, switches included." };
+static const struct metric m_lag = {
+	"gpuvirt_sched_lag_seconds", "gauge",
+	"Time the GPU's engine fell behind its modelled rate for want of host CPU, net of what it made up." };
 static const struct metric m_switches = {
 	"gpuvirt_sched_switches_total", "counter",
 	"Turns that went to another vGPU than the one before." };
@@ -92,7 +95,7 @@ struct family_buf {
 };
 
 static const struct metric *const families[] = {
-	&m_gpu_info, &m_gpu_vram, &m_busy, &m_idle, &m_switches, &m_run,
+	&m_gpu_info, &m_gpu_vram, &m_busy, &m_idle, &m_lag, &m_switches, &m_run,
 	&m_work, &m_slices, &m_preempt, &m_packets, &m_weight, &m_min, &m_max,
 	&m_open,
 };
@@ -191,6 +194,7 @@ static int sched_cb(const struct nlmsghdr *nlh, void *data)
 	sample(data, &m_idle, labels, u64_or_0(tb[GPUVIRT_A_SCHED_IDLE_NS], 1e-9));
 	sample(data, &m_switches, labels,
 	       u64_or_0(tb[GPUVIRT_A_SCHED_SWITCHES], 1));
+	sample(data, &m_lag, labels, u64_or_0(tb[GPUVIRT_A_SCHED_LAG_NS], 1e-9));
 	return 0;
 }
 

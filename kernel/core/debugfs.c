@@ -55,6 +55,9 @@ static int gpuvirt_debugfs_sched_show(struct seq_file *m, void *v)
 	seq_printf(m, "switch_ns: %llu\n", s->switch_ns);
 	seq_printf(m, "switches: %llu\n", s->switches);
 	seq_printf(m, "decide_ns: %llu\n", READ_ONCE(s->decide_ns));
+	seq_printf(m, "lag_ns: %llu\n", s->lag_ns);
+	seq_printf(m, "caught_up_ns: %llu\n", s->caught_up_ns);
+	seq_printf(m, "clock_ns: %llu\n", gpuvirt_sched_clock(s));
 	seq_printf(m, "vgpus: %u\n", n);
 	spin_unlock(&s->lock);
 	return 0;
@@ -79,6 +82,8 @@ static int gpuvirt_debugfs_vgpu_sched_show(struct seq_file *m, void *v)
 	seq_printf(m, "min_ppm: %u\n", gpuvirt_sp_min_ppm(&s->sp, vgpu->slot));
 	seq_printf(m, "max_ppm: %u\n", gpuvirt_sp_max_ppm(&s->sp, vgpu->slot));
 	seq_printf(m, "run_ns: %llu\n", st->run_ns);
+	seq_printf(m, "charged_ns: %llu\n", st->charged_ns);
+	seq_printf(m, "lag_ns: %llu\n", st->lag_ns);
 	seq_printf(m, "slices: %llu\n", st->slices);
 	seq_printf(m, "preemptions: %llu\n", st->preemptions);
 	seq_printf(m, "work_ns: %llu\n", st->work_ns);

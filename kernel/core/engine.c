@@ -12,10 +12,16 @@
  * the vGPU's next turn: nothing is lost or run twice) or when the ring runs
  * dry.
  *
- * Engine time is the backend's model: the thread sleeps until the wall
- * clock has caught up with the modelled time, so turns last what the model
- * says whatever the host CPU, and a vGPU is charged the time it really
- * owned the engines.
+ * Engine time is the backend's model (Documentation/backend.rst, "Capacity
+ * model"): the thread sleeps until the wall clock has caught up with the
+ * modelled time, so that on a host that keeps up, modelled time and wall
+ * time go at the same rate. When the host does not give the thread the CPU
+ * to keep up (a turn held the engines longer than the work it ran), the
+ * difference is the engine's lag (struct gpuvirt_sched.lag_ns): the
+ * engine's modelled clock is the wall clock less its lag, and the policy
+ * runs on that clock and charges a vGPU the modelled time of its turn, so
+ * that on a slow or loaded host every vGPU of the engine slows down
+ * together and the shares hold in modelled time.
  *
  * A bad packet stops its vGPU's ring with an error and an error interrupt,
  * and nothing else. A command that makes no progress for
@@ -248,6 +254,21 @@ static void gpuvirt_engine_retire(struct gpuvirt_vgpu *vgpu)
 	r->done++;
 }
 
+/*
+ * The part of the GPU's compute the parent's vGPUs hold while they run:
+ * all of it on a time-sliced GPU, the GI's compute slices in MIG mode. The
+ * GPU's mig table does not change while a GI exists.
+ */
+static u32 gpuvirt_engine_compute(const struct gpuvirt_mdev_parent *mp)
+{
+	const struct gpuvirt_gi *gi = mp->gi;
+
+	BUILD_BUG_ON(GPUVIRT_EXEC_COMPUTE_PARTS != GPUVIRT_MIG_SLICES);
+	if (!gi)
+		return GPUVIRT_EXEC_COMPUTE_PARTS;
+	return gi->gpu->mig->table.profile[gi->profile].slices;
+}
+
 static bool gpuvirt_engine_has_work(struct gpuvirt_vgpu *vgpu)
 {
 	struct gpuvirt_vgpu_ring *r = &vgpu->ring;
@@ -270,6 +291,7 @@ static bool gpuvirt_engine_step(struct gpuvirt_vgpu *vgpu, u64 budget_ns,
 		.vram_offset = vgpu->vram_offset,
 		.vram_size = vgpu->vram_size,
 		.engines = vgpu->mp->engines,
+		.compute = gpuvirt_engine_compute(vgpu->mp),
 	};
 	u64 done = r->cmd.done, used = 0;
 	u32 error;
@@ -340,20 +362,19 @@ struct gpuvirt_turn {
 
 /*
  * One turn: run the vGPU's packets for up to @slice_ns of engine time, and
- * of wall time too. The vGPU is charged the wall time it held the engines;
- * when the host is slower than the model (the thread lost its CPU, or the
- * emulation is slow), a turn bounded by modelled work alone would last,
- * and be charged, several slices, and a capped vGPU would get more than
- * its cap before the policy could stop it.
+ * of wall time too. When the host is slower than the model (the thread
+ * lost its CPU, or the emulation is slow), a turn bounded by modelled work
+ * alone would last several slices, and hold off the other vGPUs for that
+ * long.
  *
  * *@lag_ns is how far the engine clock was behind the wall clock when the
- * same vGPU's previous turn ended, the turn before this one: this turn
- * paces from that point, so the vGPU of a GPU instance, alone on its
- * engines, gets back time the host took from it, up to a slice. On return
- * it holds this turn's lag. The caller passes 0 on a time-sliced GPU: there
- * a vGPU that wins consecutive turns (a heavier weight) would get back lost
- * time its neighbours do not, and the engine time it ran would drift from
- * the time it was charged.
+ * previous turn ended, if the engines went straight from it to this one
+ * (0 after an idle period): this turn paces from that point, so the time
+ * the host took from the engine is made up, up to a slice, and the engine
+ * keeps its modelled rate over many turns on a host that stalls it now
+ * and then. Whichever vGPU makes it up is charged the work it ran
+ * (gpuvirt_sched_lag()), so this moves no share. On return *@lag_ns holds
+ * this turn's lag, or 0 when the vGPU ran out of work.
  */
 static void gpuvirt_engine_turn(struct gpuvirt_vgpu *vgpu, u64 start,
 				u64 slice_ns, u64 *lag_ns,
@@ -385,6 +406,17 @@ static void gpuvirt_engine_turn(struct gpuvirt_vgpu *vgpu, u64 start,
 		  min(now - base - t->work_ns, slice_ns) : 0;
 }
 
+/*
+ * The engine's modelled clock: the wall clock less the time the host took
+ * from the engine and it has not made up. Called with the sched lock held;
+ * it only goes forward while the lag stands still, which it does between
+ * turns, and the policy ignores a step back (sched_policy.h).
+ */
+u64 gpuvirt_sched_clock(const struct gpuvirt_sched *s)
+{
+	return ktime_get_ns() - s->behind_ns;
+}
+
 static unsigned int gpuvirt_wait_bucket(u64 wait_ns)
 {
 	u64 us = div_u64(wait_ns, NSEC_PER_USEC), bound = 1;
@@ -413,7 +445,8 @@ static void gpuvirt_sched_update(struct gpuvirt_vgpu *vgpu)
 	slot = &s->sp.slot[vgpu->slot];
 	if (slot->runnable != runnable) {
 		now = ktime_get_ns();
-		gpuvirt_sp_set_runnable(&s->sp, vgpu->slot, runnable, now);
+		gpuvirt_sp_set_runnable(&s->sp, vgpu->slot, runnable,
+					gpuvirt_sched_clock(s));
 		if (runnable) {
 			vgpu->stats.wait_since_ns = now;
 			s->kicked = true;
@@ -452,7 +485,7 @@ void gpuvirt_sched_detach(struct gpuvirt_vgpu *vgpu)
 	mutex_unlock(&vgpu->lock);
 
 	spin_lock(&s->lock);
-	gpuvirt_sp_set_open(&s->sp, vgpu->slot, false, ktime_get_ns());
+	gpuvirt_sp_set_open(&s->sp, vgpu->slot, false, gpuvirt_sched_clock(s));
 	s->kicked = true;
 	spin_unlock(&s->lock);
 	wake_up(&s->wq);
@@ -467,7 +500,7 @@ void gpuvirt_sched_attach(struct gpuvirt_vgpu *vgpu)
 	mutex_lock(&vgpu->lock);
 	vgpu->detached = false;
 	spin_lock(&s->lock);
-	gpuvirt_sp_set_open(&s->sp, vgpu->slot, true, ktime_get_ns());
+	gpuvirt_sp_set_open(&s->sp, vgpu->slot, true, gpuvirt_sched_clock(s));
 	s->kicked = true;
 	spin_unlock(&s->lock);
 	gpuvirt_sched_update(vgpu);
@@ -487,7 +520,7 @@ int gpuvirt_sched_add(struct gpuvirt_vgpu *vgpu)
 
 	spin_lock(&s->lock);
 	slot = gpuvirt_sp_add(&s->sp, vgpu->type->profile->max_instances,
-			      ktime_get_ns());
+			      gpuvirt_sched_clock(s));
 	if (slot >= 0) {
 		s->vgpus[slot] = vgpu;
 		vgpu->slot = slot;
@@ -504,7 +537,7 @@ void gpuvirt_sched_remove(struct gpuvirt_vgpu *vgpu)
 	struct gpuvirt_sched *s = &vgpu->mp->sched;
 
 	spin_lock(&s->lock);
-	gpuvirt_sp_remove(&s->sp, vgpu->slot, ktime_get_ns());
+	gpuvirt_sp_remove(&s->sp, vgpu->slot, gpuvirt_sched_clock(s));
 	s->vgpus[vgpu->slot] = NULL;
 	if (s->last_vgpu == vgpu)
 		s->last_vgpu = NULL;
@@ -550,10 +583,11 @@ static int gpuvirt_sched_vgpu_set_locked(struct gpuvirt_vgpu *vgpu, u32 weight,
 {
 	struct gpuvirt_sched *s = &vgpu->mp->sched;
 	struct gpuvirt_sp_slot *slot = &s->sp.slot[vgpu->slot];
-	u64 now = ktime_get_ns();
+	u64 now;
 	int err;
 
 	lockdep_assert_held(&s->lock);
+	now = gpuvirt_sched_clock(s);
 	if (weight != U32_MAX &&
 	    (weight < GPUVIRT_SP_WEIGHT_MIN || weight > GPUVIRT_SP_WEIGHT_MAX))
 		return -EINVAL;
@@ -592,7 +626,7 @@ int gpuvirt_sched_set_policy(struct gpuvirt_mdev_parent *mp, u32 policy)
 	int err;
 
 	spin_lock(&s->lock);
-	err = gpuvirt_sp_set_policy(&s->sp, policy, ktime_get_ns());
+	err = gpuvirt_sp_set_policy(&s->sp, policy, gpuvirt_sched_clock(s));
 	spin_unlock(&s->lock);
 	return gpuvirt_sched_changed(s, err);
 }
@@ -603,7 +637,7 @@ int gpuvirt_sched_set_slice(struct gpuvirt_mdev_parent *mp, u64 slice_ns)
 	int err;
 
 	spin_lock(&s->lock);
-	err = gpuvirt_sp_set_slice(&s->sp, slice_ns, ktime_get_ns());
+	err = gpuvirt_sp_set_slice(&s->sp, slice_ns, gpuvirt_sched_clock(s));
 	spin_unlock(&s->lock);
 	return gpuvirt_sched_changed(s, err);
 }
@@ -690,7 +724,7 @@ static struct gpuvirt_vgpu *gpuvirt_sched_pick(struct gpuvirt_sched *s,
 	s->mark_ns = now;
 	s->kicked = false;
 
-	gpuvirt_sp_pick(&s->sp, now, &pick);
+	gpuvirt_sp_pick(&s->sp, now - s->behind_ns, &pick);
 	if (pick.slot >= 0)
 		vgpu = s->vgpus[pick.slot];
 	if (vgpu) {
@@ -710,21 +744,48 @@ static struct gpuvirt_vgpu *gpuvirt_sched_pick(struct gpuvirt_sched *s,
 	return vgpu;
 }
 
+/*
+ * The turn held the engines @ran ns of wall time and ran @work ns of
+ * modelled work: account the difference as lag, or as lag made up (the
+ * turn paced from the previous turn's lag, gpuvirt_engine_turn()).
+ * Returns the modelled time of the turn, what the vGPU is charged: its
+ * work, unless it made up more than the engine was behind.
+ */
+static u64 gpuvirt_sched_lag(struct gpuvirt_sched *s, struct gpuvirt_vgpu *vgpu,
+			     u64 ran, u64 work)
+{
+	u64 back;
+
+	lockdep_assert_held(&s->lock);
+	if (ran >= work) {
+		s->lag_ns += ran - work;
+		s->behind_ns += ran - work;
+		vgpu->stats.lag_ns += ran - work;
+		return work;
+	}
+	back = min(work - ran, s->behind_ns);
+	s->caught_up_ns += back;
+	s->behind_ns -= back;
+	return ran + back;
+}
+
 /* The turn is over: charge it, and let a closing vGPU go. */
 static void gpuvirt_sched_put(struct gpuvirt_sched *s,
 			      struct gpuvirt_vgpu *vgpu,
 			      const struct gpuvirt_turn *t)
 {
-	u64 now, ran;
+	u64 now, ran, charge;
 
 	spin_lock(&s->lock);
 	now = ktime_get_ns();
 	ran = now - s->mark_ns;
-	gpuvirt_sp_charge(&s->sp, vgpu->slot, ran, now);
+	charge = gpuvirt_sched_lag(s, vgpu, ran, t->work_ns);
+	gpuvirt_sp_charge(&s->sp, vgpu->slot, charge, now - s->behind_ns);
 	s->busy_ns += ran;
 	s->mark_ns = now;
 	s->last_vgpu = vgpu;
 	vgpu->stats.run_ns += ran;
+	vgpu->stats.charged_ns += charge;
 	vgpu->stats.slices++;
 	vgpu->stats.preemptions += t->preempted;
 	vgpu->stats.work_ns += t->work_ns;
@@ -755,7 +816,7 @@ static void gpuvirt_sched_idle(struct gpuvirt_sched *s, u64 idle_ns)
 static int gpuvirt_engine_thread(void *data)
 {
 	struct gpuvirt_sched *s = data;
-	struct gpuvirt_vgpu *vgpu, *prev = NULL;
+	struct gpuvirt_vgpu *vgpu;
 	u64 slice_ns, idle_ns, lag_ns = 0;
 
 	while (!kthread_should_stop()) {
@@ -766,17 +827,11 @@ static int gpuvirt_engine_thread(void *data)
 		vgpu = gpuvirt_sched_pick(s, &slice_ns, &idle_ns);
 		WRITE_ONCE(s->decide_ns, s->decide_ns + local_clock() - t0);
 		if (!vgpu) {
-			prev = NULL;
+			/* nothing to make up after an idle period */
+			lag_ns = 0;
 			gpuvirt_sched_idle(s, idle_ns);
 			continue;
 		}
-		/*
-		 * only compared: the lag carries over to the same vGPU only,
-		 * and only on a GPU instance (see gpuvirt_engine_turn())
-		 */
-		if (vgpu != prev || !vgpu->mp->gi)
-			lag_ns = 0;
-		prev = vgpu;
 		gpuvirt_engine_turn(vgpu, READ_ONCE(s->mark_ns), slice_ns,
 				    &lag_ns, &t);
 		t0 = local_clock();
@@ -794,6 +849,7 @@ int gpuvirt_sched_start(struct gpuvirt_mdev_parent *mp)
 	init_waitqueue_head(&s->wq);
 	init_waitqueue_head(&s->idle_wq);
 	s->mark_ns = ktime_get_ns();
+	s->behind_ns = 0;
 	gpuvirt_sp_init(&s->sp, s->mark_ns);
 	s->thread = kthread_run(gpuvirt_engine_thread, s, "gpuvirt/%s",
 				dev_name(mp->dev));

@@ -943,6 +943,8 @@ static int gpuvirt_nl_sched_fill(struct sk_buff *skb, void *obj,
 	    nla_put_u64_64bit(skb, GPUVIRT_A_SCHED_SWITCH_NS, s->switch_ns,
 			      GPUVIRT_A_SCHED_PAD) ||
 	    nla_put_u64_64bit(skb, GPUVIRT_A_SCHED_SWITCHES, s->switches,
+			      GPUVIRT_A_SCHED_PAD) ||
+	    nla_put_u64_64bit(skb, GPUVIRT_A_SCHED_LAG_NS, s->behind_ns,
 			      GPUVIRT_A_SCHED_PAD)) {
 		spin_unlock(&s->lock);
 		genlmsg_cancel(skb, hdr);

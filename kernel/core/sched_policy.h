@@ -5,6 +5,9 @@
  * no kernel-only calls. The caller (the engine, kernel/core/engine.c) holds
  * its own lock around every call and passes the time in; the userspace unit
  * tests (selftests/unit/test_sched.c) drive the same file in virtual time.
+ * The engine passes its modelled clock, which steps back by a turn's lag
+ * when the turn is charged: a time before the last call's counts as no
+ * time passing.
  *
  * The model. Each vGPU slot has:
  *  - a policy rate: the share the policy gives it while it is busy;

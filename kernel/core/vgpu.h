@@ -44,6 +44,12 @@ struct gpuvirt_vgpu;
  * @decide_ns: CPU time the engine thread spent deciding and accounting
  *	(the scheduler's own cost, apart from running the work); written
  *	by the engine thread only
+ * @lag_ns: wall time turns held the engines beyond the modelled time of
+ *	the work they ran: time the host did not give the engine thread to
+ *	keep the modelled rate. Only grows.
+ * @caught_up_ns: the part of @lag_ns the engine made up in later turns
+ * @behind_ns: @lag_ns - @caught_up_ns: the engine's modelled clock is the
+ *	wall clock less this (engine.c), and the policy runs on that clock
  */
 struct gpuvirt_sched {
 	spinlock_t lock;	/* see above */
@@ -61,6 +67,9 @@ struct gpuvirt_sched {
 	u64 switch_ns;
 	u64 switches;
 	u64 decide_ns;
+	u64 lag_ns;
+	u64 caught_up_ns;
+	u64 behind_ns;
 };
 
 /**
@@ -172,7 +181,12 @@ struct gpuvirt_vgpu_ring {
 
 /**
  * struct gpuvirt_vgpu_stats - a vGPU's scheduling telemetry
- * @run_ns: time it owned the engines
+ * @run_ns: wall time it owned the engines
+ * @charged_ns: modelled time of its turns, what the policy charged it:
+ *	@run_ns less its lag
+ * @lag_ns: wall time its turns held the engines beyond the modelled time
+ *	of the work they ran. Only grows; the engine makes up lag in the
+ *	next turn, whoever's it is, so @run_ns - @charged_ns may be less.
  * @slices: turns it got
  * @preemptions: turns that ended with its work unfinished
  * @work_ns: modelled engine time of the work it ran
@@ -185,6 +199,8 @@ struct gpuvirt_vgpu_ring {
  */
 struct gpuvirt_vgpu_stats {
 	u64 run_ns;
+	u64 charged_ns;
+	u64 lag_ns;
 	u64 slices;
 	u64 preemptions;
 	u64 work_ns;
@@ -309,6 +325,7 @@ const char *gpuvirt_sched_policy_name(u32 policy);
 void gpuvirt_vgpu_notify(struct gpuvirt_vgpu *vgpu, u8 cmd);
 void gpuvirt_sched_notify(struct gpuvirt_mdev_parent *mp);
 int gpuvirt_sched_policy_parse(const char *name);
+u64 gpuvirt_sched_clock(const struct gpuvirt_sched *s);
 
 void gpuvirt_debugfs_mdev_add(struct gpuvirt_mdev_parent *mp);
 void gpuvirt_debugfs_mdev_del(struct gpuvirt_mdev_parent *mp);

@@ -4,10 +4,16 @@
  * (struct gpuvirt_cmd) on real memory, and say what each cost in modelled
  * engine time.
  *
- * The cost model: GPUVIRT_SIM_CMD_NS per command, copies and fills at
- * GPUVIRT_SIM_BYTES_PER_US, and one microsecond per compute step. The
- * results are computed for real in VRAM, so tests can check them; the time
- * is the model's, and the core paces the engine by it.
+ * The cost model (Documentation/backend.rst, "Capacity model"): the whole
+ * GPU runs one compute step per microsecond and fills or copies
+ * GPUVIRT_SIM_BYTES_PER_US bytes per microsecond; a context that holds
+ * ctx->compute of the GPU's GPUVIRT_EXEC_COMPUTE_PARTS parts (a GPU
+ * instance's compute slices) does that part of it, so each unit costs
+ * GPUVIRT_EXEC_COMPUTE_PARTS / ctx->compute times as long. Every command
+ * also costs GPUVIRT_SIM_CMD_NS up front, whatever the context's part (the
+ * front end is not sliced). The results are computed for real in VRAM, so
+ * tests can check them; the time is the model's, and the core paces the
+ * engine by it.
  *
  * Fault knobs in debugfs reach the core's error paths: fail_exec fails the
  * next N commands with -EIO, and hang_engine makes the engine stop making
@@ -71,17 +77,33 @@ static bool gpuvirt_sim_in_ctx(const struct gpuvirt_exec_ctx *ctx, u64 off,
 	return len <= ctx->vram_size && off <= ctx->vram_size - len;
 }
 
-/* Bytes a budget buys, at least one dword. */
-static u64 gpuvirt_sim_bytes(u64 budget_ns)
+/*
+ * Units (bytes, compute steps) a budget buys at @per_us units per
+ * microsecond of the whole GPU, on @parts of its compute; at least one.
+ * The budget is at most a slice (GPUVIRT_SP_SLICE_MAX_NS), so nothing
+ * overflows.
+ */
+static u64 gpuvirt_sim_units(u64 budget_ns, u64 per_us, u32 parts)
 {
-	u64 n = div_u64(budget_ns * GPUVIRT_SIM_BYTES_PER_US, NSEC_PER_USEC);
+	u64 n = div_u64(budget_ns * per_us * parts,
+			NSEC_PER_USEC * GPUVIRT_EXEC_COMPUTE_PARTS);
 
-	return max_t(u64, n & ~3ULL, 4);
+	return max_t(u64, n, 1);
 }
 
-static u64 gpuvirt_sim_bytes_ns(u64 bytes)
+/* Modelled time of @n units at @per_us units per us of the whole GPU. */
+static u64 gpuvirt_sim_units_ns(u64 n, u64 per_us, u32 parts)
 {
-	return div_u64(bytes * NSEC_PER_USEC, GPUVIRT_SIM_BYTES_PER_US);
+	return div_u64(n * NSEC_PER_USEC * GPUVIRT_EXEC_COMPUTE_PARTS,
+		       per_us * parts);
+}
+
+/* Bytes a budget buys, at least one dword. */
+static u64 gpuvirt_sim_bytes(u64 budget_ns, u32 parts)
+{
+	u64 n = gpuvirt_sim_units(budget_ns, GPUVIRT_SIM_BYTES_PER_US, parts);
+
+	return max_t(u64, n & ~3ULL, 4);
 }
 
 static int gpuvirt_sim_copy(struct gpuvirt_gpu *gpu,
@@ -119,10 +141,14 @@ static int gpuvirt_sim_copy(struct gpuvirt_gpu *gpu,
 	return err;
 }
 
-/* One chunk of @cmd; the cost goes to *@cost. */
+/*
+ * One chunk of @cmd; the cost goes to *@cost, the compute steps run to
+ * *@units.
+ */
 static int gpuvirt_sim_run(struct gpuvirt_gpu *gpu,
 			   const struct gpuvirt_exec_ctx *ctx,
-			   struct gpuvirt_cmd *cmd, u64 budget_ns, u64 *cost)
+			   struct gpuvirt_cmd *cmd, u64 budget_ns, u64 *cost,
+			   u64 *units)
 {
 	u64 base = ctx->vram_offset, n, x, i;
 	u32 pattern;
@@ -145,24 +171,28 @@ static int gpuvirt_sim_run(struct gpuvirt_gpu *gpu,
 		if (((cmd->dst | cmd->len) & 3) ||
 		    !gpuvirt_sim_in_ctx(ctx, cmd->dst, cmd->len))
 			return -EFAULT;
-		n = min(cmd->len - cmd->done, gpuvirt_sim_bytes(budget_ns));
+		n = min(cmd->len - cmd->done,
+			gpuvirt_sim_bytes(budget_ns, ctx->compute));
 		pattern = cmd->value;
 		err = gpuvirt_sim_vram_rw(gpu, base + cmd->dst + cmd->done,
 					  NULL, n, true, &pattern);
 		if (err)
 			return err;
 		cmd->done += n;
-		*cost += gpuvirt_sim_bytes_ns(n);
+		*cost += gpuvirt_sim_units_ns(n, GPUVIRT_SIM_BYTES_PER_US,
+					      ctx->compute);
 		return cmd->done == cmd->len;
 	case GPUVIRT_CMD_COPY:
 		if (!gpuvirt_sim_in_ctx(ctx, cmd->dst, cmd->len) ||
 		    !gpuvirt_sim_in_ctx(ctx, cmd->src, cmd->len))
 			return -EFAULT;
-		n = min(cmd->len - cmd->done, gpuvirt_sim_bytes(budget_ns));
+		n = min(cmd->len - cmd->done,
+			gpuvirt_sim_bytes(budget_ns, ctx->compute));
 		err = gpuvirt_sim_copy(gpu, ctx, cmd, n);
 		if (err)
 			return err;
-		*cost += gpuvirt_sim_bytes_ns(n);
+		*cost += gpuvirt_sim_units_ns(n, GPUVIRT_SIM_BYTES_PER_US,
+					      ctx->compute);
 		return cmd->done == cmd->len;
 	case GPUVIRT_CMD_COMPUTE:
 		if (!gpuvirt_sim_in_ctx(ctx, cmd->dst, 8))
@@ -170,14 +200,15 @@ static int gpuvirt_sim_run(struct gpuvirt_gpu *gpu,
 		if (!cmd->done)
 			cmd->state = cmd->value;
 		n = min(cmd->len - cmd->done,
-			max_t(u64, div_u64(budget_ns, NSEC_PER_USEC), 1));
+			gpuvirt_sim_units(budget_ns, 1, ctx->compute));
 		x = cmd->state;
 		for (i = 0; i < n; i++)
 			x = x * GPUVIRT_VGPU_COMPUTE_MUL +
 			    GPUVIRT_VGPU_COMPUTE_ADD;
 		cmd->state = x;
 		cmd->done += n;
-		*cost += n * NSEC_PER_USEC;
+		*units += n;
+		*cost += gpuvirt_sim_units_ns(n, 1, ctx->compute);
 		if (cmd->done < cmd->len)
 			return 0;
 		err = gpuvirt_sim_vram_rw(gpu, base + cmd->dst, &x, 8, true,
@@ -203,11 +234,12 @@ int gpuvirt_sim_exec(struct gpuvirt_gpu *gpu, const struct gpuvirt_exec_ctx *ctx
 	struct gpuvirt_sim_engine *eng = &gpu_to_sdev(gpu)->engine;
 	struct gpuvirt_sim_ctx_stats *st;
 	unsigned int e;
-	u64 cost = 0;
+	u64 cost = 0, units = 0;
 	int ret;
 
 	if (!ctx->engines ||
-	    (gpu->engines < 64 && ctx->engines >> gpu->engines)) {
+	    (gpu->engines < 64 && ctx->engines >> gpu->engines) ||
+	    !ctx->compute || ctx->compute > GPUVIRT_EXEC_COMPUTE_PARTS) {
 		/* the core asked for engines this GPU does not have */
 		ret = -EINVAL;
 	} else if (atomic_add_unless(&eng->fail_exec, -1, 0)) {
@@ -218,7 +250,7 @@ int gpuvirt_sim_exec(struct gpuvirt_gpu *gpu, const struct gpuvirt_exec_ctx *ctx
 		cost = budget_ns;
 		ret = 0;
 	} else {
-		ret = gpuvirt_sim_run(gpu, ctx, cmd, budget_ns, &cost);
+		ret = gpuvirt_sim_run(gpu, ctx, cmd, budget_ns, &cost, &units);
 	}
 	*cost_ns = cost;
 
@@ -235,6 +267,7 @@ int gpuvirt_sim_exec(struct gpuvirt_gpu *gpu, const struct gpuvirt_exec_ctx *ctx
 	if (ctx->id < ARRAY_SIZE(eng->ctx)) {
 		st = &eng->ctx[ctx->id];
 		st->ns += cost;
+		st->units += units;
 		if (ret == 1)
 			st->cmds++;
 	}
@@ -299,8 +332,9 @@ static int gpuvirt_sim_engine_show(struct seq_file *m, void *v)
 		seq_printf(m, "engine %u: ns %llu\n", i, eng->engine_ns[i]);
 	for (i = 0; i < ARRAY_SIZE(eng->ctx); i++)
 		if (eng->ctx[i].ns || eng->ctx[i].cmds)
-			seq_printf(m, "ctx %u: cmds %llu ns %llu\n", i,
-				   eng->ctx[i].cmds, eng->ctx[i].ns);
+			seq_printf(m, "ctx %u: cmds %llu ns %llu units %llu\n",
+				   i, eng->ctx[i].cmds, eng->ctx[i].ns,
+				   eng->ctx[i].units);
 	spin_unlock(&eng->lock);
 	return 0;
 }

@@ -27,10 +27,14 @@ struct gpuvirt_sim_vram {
 	atomic_t fail_alloc;
 };
 
-/* Work one context (vGPU) ran on the engines: the "hardware's" own count. */
+/*
+ * Work one context (vGPU) ran on the engines: the "hardware's" own count:
+ * commands completed, modelled engine time, and compute steps run.
+ */
 struct gpuvirt_sim_ctx_stats {
 	u64 cmds;
 	u64 ns;
+	u64 units;
 };
 
 /**

@@ -15,6 +15,14 @@
  * second; the test asserts the ratio saturated / idle (the mean of the two
  * idle windows) is at least 0.99, and that the victim's engines did no
  * work for anyone else. Only ratios are asserted, never a duration.
+ *
+ * Capacity is measured too: the COMPUTE steps the simulated GPU ran for a
+ * vGPU (its per-context "units") per microsecond of its engine's modelled
+ * time (wall time less the engine's lag, Documentation/scheduler.rst) is
+ * its part of the whole GPU's modelled capacity. A 1g GI's vGPU must get
+ * 1/7 of what a 7g GI's gets, alone or beside six busy 1g GIs (nothing is
+ * borrowed), and seven busy 1g GIs together what the time-sliced GPU
+ * delivers, each within CAP_TOL (Documentation/testing.rst, "Capacity").
  */
 #include <linux/vfio.h>
 #include <signal.h>
@@ -40,9 +48,16 @@
 #define HW_ENGINE	GV_SIM_DEBUGFS "/" GPU "/engine"
 #define HW_VRAM		GV_SIM_DEBUGFS "/" GPU "/vram"
 #define GI_DEV		"/sys/class/mdev_bus/" GPU "-gi%d"
+#define TYPES_TS	"/sys/class/mdev_bus/" GPU "/mdev_supported_types"
 #define UUID_FMT	"31a0c0de-0000-4000-8000-%012x"
 #define SLOTS		8
 #define NGI		7
+#define GPU_SCHED	GV_DEBUGFS "/gpus/" GPU "/sched"
+#define TS_VGPU_SCHED	GV_DEBUGFS "/gpus/" GPU "/vgpus/%s/sched"
+#define GI_VGPU_SCHED	GV_DEBUGFS "/gpus/" GPU "/gis/%d/vgpus/%s/sched"
+#define CAP_TOL		0.05	/* see Documentation/testing.rst */
+#define CAP_WARMUP_US	500000
+#define CAP_WINDOW_US	1500000
 
 /* One profile shape of the reference table, the same on every model. */
 struct shape {
@@ -181,6 +196,41 @@ static int gi_dump(struct nl *nl, struct gi_list *l)
 	return nl_talk(nl, nlh, gi_cb, l);
 }
 
+static int sched_lag_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, GENL_HDRLEN)
+		if (mnl_attr_get_type(a) == GPUVIRT_A_SCHED_LAG_NS &&
+		    !mnl_attr_validate(a, MNL_TYPE_U64))
+			*(unsigned long long *)data = mnl_attr_get_u64(a);
+	return MNL_CB_OK;
+}
+
+/* sched-get's lag-ns of the GPU (@gi < 0) or of a GI; ~0ULL if none. */
+static unsigned long long sched_lag_nl(struct nl *nl, int gi)
+{
+	unsigned long long lag = ~0ULL;
+	char buf[512];
+	struct nlmsghdr *nlh = genl_req(nl, buf, nl->family,
+					GPUVIRT_CMD_SCHED_GET, 0);
+
+	mnl_attr_put_u32(nlh, GPUVIRT_A_SCHED_GPU_ID, 0);
+	if (gi >= 0)
+		mnl_attr_put_u32(nlh, GPUVIRT_A_SCHED_GI_ID, gi);
+	return nl_talk(nl, nlh, sched_lag_cb, &lag) ? ~0ULL : lag;
+}
+
+/* An idle engine's lag, in its debugfs sched file and in sched-get, agree. */
+static bool lag_telemetry_agrees(struct nl *nl, const char *sched, int gi)
+{
+	unsigned long long lag = gv_kv_u64(sched, "lag_ns"),
+			   caught = gv_kv_u64(sched, "caught_up_ns");
+
+	return lag != ~0ULL && caught != ~0ULL &&
+	       sched_lag_nl(nl, gi) == lag - caught;
+}
+
 static int set_mode(struct nl *nl, int mode)
 {
 	char buf[512];
@@ -230,6 +280,72 @@ static unsigned long long now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* COMPUTE steps the simulated GPU ran for context @ctx; -1 if none. */
+static long long hw_units(long long ctx)
+{
+	char buf[8192], *line, *save = NULL;
+	unsigned long long cmds, ns, units;
+	long long c;
+
+	if (gv_read(HW_ENGINE, buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "ctx %lld: cmds %llu ns %llu units %llu", &c,
+			   &cmds, &ns, &units) == 4 && c == ctx)
+			return (long long)units;
+	return -1;
+}
+
+/* One engine's modelled clock and one vGPU's work on it. */
+struct cap_snap {
+	unsigned long long model_ns, lag_ns, wall_ns;
+	long long units;
+};
+
+/*
+ * @sched: the engine's sched file; @vsched: the vGPU's. The engine's
+ * modelled clock (clock_ns, the wall clock less the lag not made up) is
+ * read right after the steps: busy_ns and idle_ns only move at the end of
+ * a turn, and a GI's turns last 100 ms.
+ */
+static int cap_snap(const char *sched, const char *vsched, struct cap_snap *c)
+{
+	unsigned long long ctx = gv_kv_u64(vsched, "ctx"), lag, caught;
+
+	if (ctx == ~0ULL)
+		return -ENOENT;
+	c->units = hw_units((long long)ctx);
+	c->model_ns = gv_kv_u64(sched, "clock_ns");
+	lag = gv_kv_u64(sched, "lag_ns");
+	caught = gv_kv_u64(sched, "caught_up_ns");
+	if (c->units < 0 || c->model_ns == ~0ULL || lag == ~0ULL ||
+	    caught == ~0ULL)
+		return -ENOENT;
+	c->lag_ns = lag - caught;
+	c->wall_ns = c->model_ns + c->lag_ns;
+	return 0;
+}
+
+/*
+ * A vGPU's capacity over a window: its steps per us of its engine's
+ * modelled time, i.e. its part of the whole GPU's capacity.
+ */
+static double cap_of(const struct cap_snap *a, const struct cap_snap *b)
+{
+	unsigned long long dt = b->model_ns - a->model_ns;
+
+	return dt ? (double)(b->units - a->units) * 1000 / dt : 0;
+}
+
+/* Lag not made up over the window, of its wall time (< 0: made up). */
+static double lag_of(const struct cap_snap *a, const struct cap_snap *b)
+{
+	unsigned long long dt = b->wall_ns - a->wall_ns;
+
+	return dt ? ((double)b->lag_ns - (double)a->lag_ns) / dt : 0;
 }
 
 /* ---- vGPUs on GIs ---- */
@@ -754,6 +870,146 @@ TEST_F(mig, isolation)
 		SKIP(return, "isolation ratio %.4f not judged on a KASAN kernel (the simulated engines are guest threads)",
 		     ratio);
 	EXPECT_GE(ratio, 0.99);
+}
+
+/* The GI @gi's vGPU @i: its engine's sched file and its own. */
+static void gi_sched_paths(int gi, int i, char *sched, char *vsched, size_t len)
+{
+	char uuid[40];
+
+	uuid_of(i, uuid, sizeof(uuid));
+	snprintf(sched, len, GI_SCHED, gi);
+	snprintf(vsched, len, GI_VGPU_SCHED, gi, uuid);
+}
+
+/* Measure the capacity of @n vGPUs, one window, all at once. */
+static int cap_window(int n, char sched[][128], char vsched[][128],
+		      double *cap, double *lag)
+{
+	struct cap_snap a[NGI], b[NGI];
+	unsigned long long v;
+	int i, ms;
+
+	/* every load has had a turn (a client starts slowly under TCG) */
+	for (i = 0; i < n; i++)
+		for (ms = 0;; ms += 20) {
+			v = gv_kv_u64(vsched[i], "slices");
+			if (v && v != ~0ULL)
+				break;
+			if (ms > 20000)
+				return -ETIMEDOUT;
+			usleep(20000);
+		}
+	usleep(CAP_WARMUP_US);
+	for (i = 0; i < n; i++)
+		if (cap_snap(sched[i], vsched[i], &a[i]))
+			return -ENOENT;
+	usleep(CAP_WINDOW_US);
+	for (i = 0; i < n; i++)
+		if (cap_snap(sched[i], vsched[i], &b[i]))
+			return -ENOENT;
+	for (i = 0; i < n; i++) {
+		cap[i] = cap_of(&a[i], &b[i]);
+		lag[i] = lag_of(&a[i], &b[i]);
+	}
+	return 0;
+}
+
+#define EXPECT_RATIO(want, got, what) do { \
+	double __r = (got) / (want); \
+	EXPECT_TRUE(__r >= 1 - CAP_TOL && __r <= 1 + CAP_TOL) \
+		TH_LOG(what ": %.4f, want %.4f +- %.0f %%", (got), (want), \
+		       CAP_TOL * 100); \
+} while (0)
+
+/*
+ * The capacity model: a 1g GI has 1/7 of the GPU's compute, a 7g GI all of
+ * it, a time-sliced vGPU all of it during its turns; seven busy 1g GIs
+ * together deliver what the time-sliced GPU does, and an idle neighbour
+ * lends a GI nothing. Each figure is a vGPU's COMPUTE steps per us of its
+ * engine's modelled time, so the host's load does not move it.
+ */
+TEST_F(mig, capacity_follows_compute_slices)
+{
+	char sched[NGI][128], vsched[NGI][128], uuid[40], path[256];
+	double ts, g7, alone, cap[NGI], lag[NGI], sum = 0;
+	pid_t load[NGI] = { 0 };
+	struct gi g;
+	int i, id[NGI];
+
+	/*
+	 * time-sliced: one busy vGPU holds the whole GPU. Alone, it gets the
+	 * 100 ms slice a GI's vGPU has, so that both sides stop as seldom to
+	 * account (the decisions between turns are the host's time, not the
+	 * model's, and a debug kernel makes them long).
+	 */
+	uuid_of(NGI, uuid, sizeof(uuid));
+	ASSERT_EQ(0, gv_write(TYPES_TS "/gpuvirt_sim-H200-35C/create", uuid));
+	ASSERT_EQ(0, gv_write(KNOBS "/sched_slice_us", "100000"));
+	snprintf(sched[0], sizeof(sched[0]), GPU_SCHED);
+	snprintf(vsched[0], sizeof(vsched[0]), TS_VGPU_SCHED, uuid);
+	load[0] = load_start(NGI, "0");
+	ASSERT_GT(load[0], 0);
+	ASSERT_EQ(0, cap_window(1, sched, vsched, cap, lag));
+	ts = cap[0];
+	TH_LOG("time-sliced vGPU: %.4f of capacity, lag %.3f", ts, lag[0]);
+	EXPECT_EQ(0, load_stop(load[0]));
+	EXPECT_TRUE(lag_telemetry_agrees(&self->nl, sched[0], -1));
+	ASSERT_EQ(0, gv_write(KNOBS "/sched_slice_us", "0"));
+	ASSERT_EQ(0, vgpu_remove(NGI));
+
+	/* a 7g GI: all of it */
+	ASSERT_EQ(0, set_mode(&self->nl, 1));
+	ASSERT_EQ(0, gi_new(&self->nl, "7g.141gb", -1, &g));
+	ASSERT_EQ(0, vgpu_create(g.id, 0));
+	gi_sched_paths(g.id, 0, sched[0], vsched[0], sizeof(sched[0]));
+	load[0] = load_start(0, "0");
+	ASSERT_GT(load[0], 0);
+	ASSERT_EQ(0, cap_window(1, sched, vsched, cap, lag));
+	g7 = cap[0];
+	TH_LOG("7g GI: %.4f of capacity, lag %.3f", g7, lag[0]);
+	EXPECT_EQ(0, load_stop(load[0]));
+	EXPECT_TRUE(lag_telemetry_agrees(&self->nl, sched[0], g.id));
+	ASSERT_EQ(0, vgpu_remove(0));
+	ASSERT_EQ(0, gi_del(&self->nl, g.id));
+
+	/* seven 1g GIs: one busy alone, then all seven */
+	for (i = 0; i < NGI; i++) {
+		ASSERT_EQ(0, gi_new(&self->nl, "1g.18gb", -1, &g));
+		id[i] = g.id;
+		ASSERT_EQ(0, vgpu_create(id[i], i));
+		gi_sched_paths(id[i], i, sched[i], vsched[i], sizeof(sched[i]));
+	}
+	load[0] = load_start(0, "0");
+	ASSERT_GT(load[0], 0);
+	ASSERT_EQ(0, cap_window(1, sched, vsched, cap, lag));
+	alone = cap[0];
+	TH_LOG("1g GI, the others idle: %.4f of capacity, lag %.3f", alone,
+	       lag[0]);
+	for (i = 1; i < NGI; i++) {
+		load[i] = load_start(i, "0");
+		ASSERT_GT(load[i], 0);
+	}
+	ASSERT_EQ(0, cap_window(NGI, sched, vsched, cap, lag));
+	for (i = 0; i < NGI; i++) {
+		TH_LOG("1g GI %d of 7 busy: %.4f of capacity, lag %.3f", id[i],
+		       cap[i], lag[i]);
+		sum += cap[i];
+	}
+	for (i = 0; i < NGI; i++) {
+		EXPECT_EQ(0, load_stop(load[i]));
+		load[i] = 0;
+	}
+
+	snprintf(path, sizeof(path), "1g/7g %.4f (x7 = %.4f), seven 1g / time-sliced %.4f, 1g alone / 1g beside six busy %.4f",
+		 alone / g7, 7 * alone / g7, sum / ts, alone / cap[0]);
+	ksft_print_msg("capacity: %s\n", path);
+	EXPECT_RATIO(g7 / 7, alone, "1g GI alone, of the 7g GI's / 7");
+	EXPECT_RATIO(ts, sum, "seven busy 1g GIs, of the time-sliced GPU");
+	/* no borrowing: alone, it got no more than beside six busy GIs */
+	EXPECT_RATIO(cap[0], alone, "1g GI alone, of the same beside six busy");
+	for (i = 0; i < NGI; i++)
+		EXPECT_RATIO(g7 / 7, cap[i], "a busy 1g GI, of the 7g GI's / 7");
 }
 
 TEST_HARNESS_MAIN

@@ -7,23 +7,33 @@
  * record of which context ran on its engine.
  *
  * Measuring a share. Two snapshots of the counters, WINDOW_MS apart, taken
- * WARMUP_MS after every load has rung its first doorbell:
+ * WARMUP_MS after every load has rung its first doorbell. Everything is in
+ * the engine's modelled time (Documentation/scheduler.rst, "Modelled time
+ * and lag"): the wall time of the window less the engine's lag in it
+ * (delta lag_ns - delta caught_up_ns), which is what the policy keeps its
+ * shares in, so that a loaded host slows every vGPU down together but
+ * moves no share:
  *
- *   share_i  = delta run_ns_i / (delta busy_ns + delta idle_ns)  of the GPU
- *   busy     = delta busy_ns  / (delta busy_ns + delta idle_ns)
+ *   model    = delta busy_ns + delta idle_ns - delta lag  of the GPU
+ *   share_i  = delta charged_ns_i / model
+ *   busy     = (delta busy_ns - delta lag) / model
+ *   capacity_i = delta units_i (COMPUTE steps the simulated GPU ran for
+ *              vGPU i) x 1 us / model: the part of the whole GPU's modelled
+ *              capacity (one step per us) it got
  *   hw split = delta ns of ctx_i / sum of delta ns of the ctxs, from the
- *              simulated GPU, compared with run_ns_i / sum of run_ns
+ *              simulated GPU, compared with charged_ns_i / sum of them
  *
  * Only ratios are asserted, never a wall-clock duration.
  *
  * Tolerances. TOL_PP (5 percentage points) bounds every share, for these
- * reasons, largest first:
+ * reasons:
  *  - TCG timing slop. The engine is paced on the guest's clock, and under
  *    TCG on a loaded 2-core host its sleeps overshoot by up to a few
  *    hundred us now and then, and the vCPU running the engine thread can be
- *    taken away for a few ms. The policies charge the real run time, so
- *    this averages out over many slices, but a stall of 50 ms in a 2.5 s
- *    window is 2 points.
+ *    taken away for a few ms. That time is the engine's lag, which the
+ *    policy and these figures leave out (modelled time), so it moves no
+ *    share; what remains is a stall that ends a turn on the wall-clock
+ *    bound, a slice or less of one vGPU now and then (0.1 point).
  *  - The client. vgpu_load keeps 30 ms of work queued (at a 25 % share
  *    that is 120 ms of wall time); a client that gets no CPU for longer
  *    leaves its vGPU idle and short of its share. It counts such gaps
@@ -66,14 +76,15 @@
 #define LOAD_MAX_S	"120"
 
 struct gpu_snap {
-	unsigned long long busy, idle, switches, slice_ns;
+	unsigned long long busy, idle, switches, slice_ns, lag, caught;
 	char policy[32];
 };
 
 struct vgpu_snap {
-	unsigned long long run, slices, preempt, work_ns, packets, waits;
+	unsigned long long run, charged, slices, preempt, work_ns, packets, waits;
 	long long ctx;
 	unsigned long long hw_ns;	/* ~0ULL: no such ctx in the hardware */
+	unsigned long long hw_units;
 };
 
 struct snap {
@@ -84,7 +95,10 @@ struct snap {
 /* What one window measured, in per mille. */
 struct window {
 	int busy;			/* of the GPU */
+	int lag;			/* of the window's wall time */
 	int share[MAXV];		/* of each vGPU */
+	int capacity[MAXV];		/* of the GPU's, each vGPU's work */
+	int capacity_sum;		/* of the loaded vGPUs */
 	int hw_split[MAXV], core_split[MAXV];	/* among the loaded vGPUs */
 	unsigned long long d_slices[MAXV], d_preempt[MAXV];
 	unsigned long long waits[MAXV];	/* since the vGPU was created */
@@ -365,7 +379,7 @@ static int snap_take(FIXTURE_DATA(sched) *self, struct snap *s)
 {
 	char buf[4096], hw[8192], path[256], *line;
 	long long ctx;
-	unsigned long long cmds, ns;
+	unsigned long long cmds, ns, units;
 	int i;
 
 	memset(s, 0, sizeof(*s));
@@ -374,6 +388,9 @@ static int snap_take(FIXTURE_DATA(sched) *self, struct snap *s)
 	    !buf_u64(buf, "idle_ns", &s->g.idle))
 		return -ENOENT;
 	buf_u64(buf, "switches", &s->g.switches);
+	if (!buf_u64(buf, "lag_ns", &s->g.lag) ||
+	    !buf_u64(buf, "caught_up_ns", &s->g.caught))
+		return -ENOENT;
 	buf_u64(buf, "slice_ns", &s->g.slice_ns);
 	buf_str(buf, "policy", s->g.policy, sizeof(s->g.policy));
 	for (i = 0; i < self->nv; i++) {
@@ -382,7 +399,8 @@ static int snap_take(FIXTURE_DATA(sched) *self, struct snap *s)
 
 		snprintf(path, sizeof(path), VGPU_SCHED, self->uuid[i]);
 		if (read_file(path, buf, sizeof(buf)) < 0 ||
-		    !buf_u64(buf, "run_ns", &v->run))
+		    !buf_u64(buf, "run_ns", &v->run) ||
+		    !buf_u64(buf, "charged_ns", &v->charged))
 			return -ENOENT;
 		buf_u64(buf, "slices", &v->slices);
 		buf_u64(buf, "preemptions", &v->preempt);
@@ -395,11 +413,14 @@ static int snap_take(FIXTURE_DATA(sched) *self, struct snap *s)
 	if (read_file(HW_ENGINE, hw, sizeof(hw)) < 0)
 		return 0;	/* the cross-check then fails, with a message */
 	for (line = strtok(hw, "\n"); line; line = strtok(NULL, "\n")) {
-		if (sscanf(line, "ctx %lld: cmds %llu ns %llu", &ctx, &cmds, &ns) != 3)
+		if (sscanf(line, "ctx %lld: cmds %llu ns %llu units %llu", &ctx,
+			   &cmds, &ns, &units) != 4)
 			continue;
 		for (i = 0; i < self->nv; i++)
-			if (s->v[i].ctx == ctx)
+			if (s->v[i].ctx == ctx) {
 				s->v[i].hw_ns = ns;
+				s->v[i].hw_units = units;
+			}
 	}
 	return 0;
 }
@@ -417,7 +438,7 @@ static int measure(struct __test_metadata *_metadata,
 		   FIXTURE_DATA(sched) *self, unsigned int mask, int window_ms,
 		   struct window *w)
 {
-	unsigned long long total, hw_sum = 0, run_sum = 0, d;
+	unsigned long long total, wall, lag, hw_sum = 0, run_sum = 0, d;
 	struct snap *a, *b;
 	int i, err;
 	bool hw_ok = true;
@@ -436,17 +457,23 @@ static int measure(struct __test_metadata *_metadata,
 		free(a);
 		return err;
 	}
-	total = (b->g.busy - a->g.busy) + (b->g.idle - a->g.idle);
-	w->busy = permille(b->g.busy - a->g.busy, total);
+	wall = (b->g.busy - a->g.busy) + (b->g.idle - a->g.idle);
+	lag = (b->g.lag - a->g.lag) - (b->g.caught - a->g.caught);
+	total = wall - lag;	/* the window in modelled time */
+	w->busy = permille(b->g.busy - a->g.busy - lag, total);
+	w->lag = permille(lag, wall);
 	w->d_switches = b->g.switches - a->g.switches;
 	for (i = 0; i < self->nv; i++) {
-		w->share[i] = permille(b->v[i].run - a->v[i].run, total);
+		w->share[i] = permille(b->v[i].charged - a->v[i].charged, total);
+		w->capacity[i] = permille((b->v[i].hw_units - a->v[i].hw_units) *
+					  1000, total);
 		w->d_slices[i] = b->v[i].slices - a->v[i].slices;
 		w->d_preempt[i] = b->v[i].preempt - a->v[i].preempt;
 		w->waits[i] = b->v[i].waits;
 		if (!(mask & (1u << i)))
 			continue;
-		run_sum += b->v[i].run - a->v[i].run;
+		w->capacity_sum += w->capacity[i];
+		run_sum += b->v[i].charged - a->v[i].charged;
 		if (a->v[i].hw_ns == ~0ULL || b->v[i].hw_ns == ~0ULL)
 			hw_ok = false;
 		else
@@ -456,20 +483,25 @@ static int measure(struct __test_metadata *_metadata,
 		w->core_split[i] = w->hw_split[i] = -1;
 		if (!(mask & (1u << i)))
 			continue;
-		w->core_split[i] = permille(b->v[i].run - a->v[i].run, run_sum);
+		w->core_split[i] = permille(b->v[i].charged - a->v[i].charged,
+					    run_sum);
 		if (hw_ok) {
 			d = b->v[i].hw_ns - a->v[i].hw_ns;
 			w->hw_split[i] = permille(d, hw_sum);
 		}
 	}
-	TH_LOG("policy %s, slice %llu us: GPU busy %d.%d %%, %llu switches",
+	TH_LOG("policy %s, slice %llu us: GPU busy %d.%d %%, %llu switches, "
+	       "lag %d per mille of the wall time, capacity delivered %d per mille",
 	       b->g.policy, b->g.slice_ns / 1000, w->busy / 10, w->busy % 10,
-	       w->d_switches);
+	       w->d_switches, w->lag, w->capacity_sum);
 	for (i = 0; i < self->nv; i++)
-		TH_LOG("  vgpu %d%s: share %d.%d %%, split core %d hw %d per mille, "
+		TH_LOG("  vgpu %d%s: share %d.%d %% (wall %d per mille), capacity %d "
+		       "per mille, split core %d hw %d per mille, "
 		       "%llu slices, %llu preemptions, %llu waits so far", i,
 		       mask & (1u << i) ? " (loaded)" : "", w->share[i] / 10,
-		       w->share[i] % 10, w->core_split[i], w->hw_split[i],
+		       w->share[i] % 10,
+		       permille(b->v[i].run - a->v[i].run, wall), w->capacity[i],
+		       w->core_split[i], w->hw_split[i],
 		       w->d_slices[i], w->d_preempt[i], w->waits[i]);
 	free(a);
 	return 0;
@@ -484,6 +516,15 @@ static int measure(struct __test_metadata *_metadata,
 } while (0)
 
 #define TOL_PM	(TOL_PP * 10)
+/*
+ * Capacity, in per mille of the whole GPU's modelled capacity: a lone
+ * fixed-share vGPU gets 1/max_instances of it within CAP_TOL_PM, and N busy
+ * vGPUs under equal-share deliver at least EQ_BE_MIN_PM of what the same N
+ * deliver under best-effort. Both are measured in modelled time, which the
+ * host's load does not move (Documentation/testing.rst, "Capacity").
+ */
+#define CAP_TOL_PM	20
+#define EQ_BE_MIN_PM	950
 
 /* The hardware saw the same split of engine time as the core charged. */
 static void expect_hw_agrees(struct __test_metadata *_metadata,
@@ -699,12 +740,14 @@ TEST_F(sched, default_slice_follows_vgpu_count)
  * is left is switch overhead and TCG slop) and the round robin splits it
  * evenly. COMPUTE packets of 5 ms cross every 2 ms slice end, so slices end
  * in preemptions; the telemetry counters must all move, and each vGPU's
- * first doorbell must be in its wait histogram.
+ * first doorbell must be in its wait histogram. Then equal share, switched
+ * in live under the same four: 1/4 each never leaves the GPU idle, so the
+ * four deliver what they did under best effort.
  */
 TEST_F_TIMEOUT(sched, best_effort_shares_evenly, 90)
 {
-	struct window w;
-	int i;
+	struct window w, eq;
+	int i, ratio;
 
 	ASSERT_EQ(0, vgpus_create(self, "H200-35C", 4));
 	ASSERT_EQ(0, gpu_knob("sched_policy", "best-effort"));
@@ -726,6 +769,20 @@ TEST_F_TIMEOUT(sched, best_effort_shares_evenly, 90)
 	}
 	EXPECT_LT(0, w.d_switches);
 	expect_hw_agrees(_metadata, self, 0xf, &w);
+
+	ASSERT_EQ(0, gpu_knob("sched_policy", "equal-share"));
+	usleep(WARMUP_MS * 1000);
+	ASSERT_EQ(0, measure(_metadata, self, 0xf, WINDOW_MS, &eq));
+	for (i = 0; i < 4; i++)
+		EXPECT_NEAR_PM(250, eq.share[i], TOL_PM, "equal: vgpu %d share", i);
+	ratio = permille(eq.capacity_sum, w.capacity_sum);
+	/* in wall time, each window's figure is scaled by its own lag */
+	ksft_print_msg("equal-share / best-effort capacity, 4 busy: %d per mille (%d / %d); lag %d and %d per mille, so %d per mille in wall time\n",
+		       ratio, eq.capacity_sum, w.capacity_sum, eq.lag, w.lag,
+		       permille(eq.capacity_sum * (1000 - eq.lag),
+				w.capacity_sum * (1000 - w.lag)));
+	EXPECT_LE(EQ_BE_MIN_PM, ratio)
+		TH_LOG("equal share delivered %d per mille of best effort", ratio);
 	stop_all(_metadata, self, NULL);
 }
 
@@ -772,6 +829,10 @@ TEST_F_TIMEOUT(sched, fixed_share_ignores_neighbours, 90)
 	ASSERT_EQ(0, measure(_metadata, self, 0x1, WINDOW_MS, &w));
 	EXPECT_NEAR_PM(125, w.share[0], TOL_PM, "alone: vgpu 0 share");
 	EXPECT_NEAR_PM(125, w.busy, TOL_PM, "alone: GPU busy");
+	/* the work it got: 1/8 of the GPU's modelled capacity */
+	ksft_print_msg("fixed-share 1/8, alone: %d per mille of capacity, lag %d per mille\n",
+		       w.capacity[0], w.lag);
+	EXPECT_NEAR_PM(125, w.capacity[0], CAP_TOL_PM, "alone: vgpu 0 capacity");
 
 	for (i = 1; i < 4; i++)
 		ASSERT_EQ(0, load_start(self, i, 2000));

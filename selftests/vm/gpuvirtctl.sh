@@ -461,8 +461,10 @@ assert s["gpu"] == 0 and s["policy"] == rd("sched_policy") == hw["policy"], (s, 
 assert s["timeslice"] == int(rd("sched_slice_us")) * 1000 == 0, s
 assert s["timeslice-effective"] == int(hw["slice_ns"]) > 0, (s, hw)
 assert s["vgpus"] == int(hw["vgpus"]) == 2, (s, hw)
-for k in ("busy", "idle", "switch", "switches"):
+for k in ("busy", "idle", "switch", "switches", "lag"):
     assert isinstance(s[k], int) and s[k] >= 0, (k, s)
+# the engine is idle: its lag stands still, and is what debugfs says
+assert s["lag"] == int(hw["lag_ns"]) - int(hw["caught_up_ns"]), (s, hw)
 all_ = json.load(open(f"{t_}/sched.json"))["sched"]
 assert sorted(x["gpu"] for x in all_) == [0, 5], all_
 assert [x["vgpus"] for x in sorted(all_, key=lambda x: x["gpu"])] == [2, 0], all_
@@ -473,7 +475,7 @@ ktap_result $? "-j sched show: gpu 0 matches sysfs and debugfs; the dump has bot
 read -r policy <"$SCHED_SYSFS/sched_policy"
 run sched show gpu 0
 [ $rc -eq 0 ] &&
-	line "$T/out" "gpu 0 policy $policy timeslice 0 effective [0-9.]+[mu]s vgpus 2 busy [0-9.a-z]+ idle [0-9.a-z]+ switch [0-9.a-z]+ switches [0-9]+"
+	line "$T/out" "gpu 0 policy $policy timeslice 0 effective [0-9.]+[mu]s vgpus 2 busy [0-9.a-z]+ idle [0-9.a-z]+ switch [0-9.a-z]+ switches [0-9]+ lag [0-9.a-z]+"
 ktap_result $? "sched show gpu 0: text line"
 
 # 28: set policy and time slice; sysfs and debugfs follow
