@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Writes on the mdev stack: create a vGPU through its type's "create",
+ * remove it through its "remove" (Documentation/driver-api/
+ * vfio-mediated-device.rst); see stacks.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "stacks.h"
+#include "sysfs.h"
+
+/* Write @val to @path; a refusal names the file and the errno. */
+int stk_write(const char *path, const char *val, char *err, size_t len)
+{
+	int ret = sysfs_write(path, val);
+
+	if (ret)
+		snprintf(err, len, "writing \"%s\" to %s failed: %s (%s)", val,
+			 path, strerror(-ret), strerrorname_np(-ret) ?: "?");
+	return ret;
+}
+
+int stk_mdev_create(const struct stk_host *h, const struct stk_dev *d,
+		    const struct stk_type *t, const char *uuid, char *err,
+		    size_t len)
+{
+	char path[PATH_MAX];
+	int n;
+
+	n = snprintf(path, sizeof(path),
+		     "%s/sys/class/mdev_bus/%s/mdev_supported_types/%s/create",
+		     h->root, d->name, t->id);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		snprintf(err, len, "the path of type %s is too long", t->id);
+		return -ENAMETOOLONG;
+	}
+	return stk_write(path, uuid, err, len);
+}
+
+int stk_mdev_remove(const struct stk_host *h, const struct stk_vgpu *v,
+		    char *err, size_t len)
+{
+	char path[PATH_MAX];
+	int n;
+
+	if (v->in_use) {
+		snprintf(err, len, "vGPU %s is in use (its VFIO device is open); not removed",
+			 v->handle);
+		return -EBUSY;
+	}
+	n = snprintf(path, sizeof(path), "%s/sys/bus/mdev/devices/%s/remove",
+		     h->root, v->handle);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		snprintf(err, len, "the path of vGPU %s is too long", v->handle);
+		return -ENAMETOOLONG;
+	}
+	return stk_write(path, "1", err, len);
+}
