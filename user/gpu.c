@@ -194,7 +194,7 @@ static int gpu_show(struct ctx *ctx, const void *o, uint64_t given)
 	ret = ctx_nl(ctx);
 	if (ret) {
 		/* no gpuvirt here: the other stacks are still worth a list */
-		if (others && stk_count(&sh, stk_show_devs)) {
+		if (others && stk_count(&sh, STK_DEVS)) {
 			show_list("gpu", stk_show_devs, &sh);
 			ret = EXIT_OK;
 		}

@@ -6,18 +6,39 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stacks.h"
-#include "sysfs.h"
 
-/* Write @val to @path; a refusal names the file and the errno. */
+/*
+ * Write @val to @path in one write(), truncating as a shell's "echo >"
+ * does (sysfs ignores it; a fixture's plain file then holds just @val). A
+ * refusal names the file and the errno.
+ */
 int stk_write(const char *path, const char *val, char *err, size_t len)
 {
-	int ret = sysfs_write(path, val);
+	size_t vlen = strlen(val);
+	int fd, ret = 0;
 
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+	} else {
+		ssize_t n;
+
+		do {
+			n = write(fd, val, vlen);
+		} while (n < 0 && errno == EINTR);
+		if (n < 0)
+			ret = -errno;
+		else if ((size_t)n != vlen)
+			ret = -EIO;
+		close(fd);
+	}
 	if (ret)
 		snprintf(err, len, "writing \"%s\" to %s failed: %s (%s)", val,
 			 path, strerror(-ret), strerrorname_np(-ret) ?: "?");

@@ -43,11 +43,11 @@ int stk_nvvf_create(const struct stk_host *h, struct stk_dev *d,
 {
 	unsigned int id = (unsigned int)strtoul(t->id, NULL, 10), i;
 	char path[PATH_MAX];
-	struct stk_vf *v;
 	int ret;
 
 	for (i = 0; i < d->n_vfs; i++) {
-		v = &d->vfs[i];
+		struct stk_vf *v = &d->vfs[i];
+
 		if (vf && strcmp(v->bdf, vf))
 			continue;
 		if (vf && (v->current || v->in_use || !lists(v, id))) {

@@ -78,6 +78,34 @@ static int read_str(const char *dir, const char *file, char *buf, size_t len)
 	return sysfs_read_line(path, buf, len);
 }
 
+/*
+ * A description: GVT-g writes one "key: value" a line, NVIDIA one line of
+ * "key=value, ..."; the lines are joined with ", " into one.
+ */
+static void read_desc(const char *dir, char *buf, size_t len)
+{
+	char path[PATH_MAX], line[256];
+	size_t used = 0;
+	FILE *f;
+
+	buf[0] = '\0';
+	if (pathf(path, sizeof(path), "%s/description", dir))
+		return;
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f) && used + 1 < len) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!line[0])
+			continue;
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+					 used ? ", " : "", line);
+		if (used >= len)
+			used = len - 1;
+	}
+	fclose(f);
+}
+
 /* A decimal or 0x number in @dir/@file; @dflt if absent or malformed. */
 static long read_num(const char *dir, const char *file, long dflt)
 {
@@ -328,8 +356,7 @@ static int scan_mdev_types(const char *pdir, struct stk_dev *d)
 		if (read_str(dir, "name", t->name, sizeof(t->name)) ||
 		    !t->name[0])
 			stk_copy(t->name, sizeof(t->name), names[i]);
-		read_str(dir, "description", t->description,
-			 sizeof(t->description));
+		read_desc(dir, t->description, sizeof(t->description));
 		read_str(dir, "device_api", t->device_api,
 			 sizeof(t->device_api));
 		t->available = (int)read_num(dir, "available_instances", -1);
@@ -780,10 +807,9 @@ static void list_types(const struct stk_dev *d, char *err, size_t len)
 {
 	size_t used = strlen(err);
 	unsigned int i;
-	int n;
 
 	for (i = 0; i < d->n_types && used < len; i++) {
-		n = snprintf(err + used, len - used, "%s\"%s\" (%s)",
+		int n = snprintf(err + used, len - used, "%s\"%s\" (%s)",
 			     i ? ", " : " ", d->types[i].name, d->types[i].id);
 		if (n < 0)
 			break;
@@ -796,11 +822,11 @@ static void list_types(const struct stk_dev *d, char *err, size_t len)
 int stk_match_type(const struct stk_dev *d, const char *want, char *err,
 		   size_t len)
 {
-	int pass, found, i, n;
+	int pass, i;
 
 	for (pass = 0; pass < 3; pass++) {
-		found = -1;
-		n = 0;
+		int found = -1, n = 0;
+
 		for (i = 0; i < (int)d->n_types; i++) {
 			const struct stk_type *t = &d->types[i];
 			bool hit;

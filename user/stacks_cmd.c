@@ -177,15 +177,14 @@ void stk_show_vgpus(void *arg)
 	}
 }
 
-unsigned int stk_count(const struct stk_show *sh, void (*show)(void *))
+unsigned int stk_count(const struct stk_show *sh, enum stk_what what)
 {
-	/* what @show would print, counted by printing nowhere */
 	unsigned int i, j, n = 0;
 
-	if (show == stk_show_devs) {
+	if (what == STK_DEVS) {
 		for (i = 0; i < sh->h->n_devs; i++)
 			n += dev_wanted(sh, &sh->h->devs[i]);
-	} else if (show == stk_show_types) {
+	} else if (what == STK_TYPES) {
 		for (i = 0; i < sh->h->n_devs; i++)
 			if (dev_wanted(sh, &sh->h->devs[i]))
 				for (j = 0; j < sh->h->devs[i].n_types; j++)

@@ -33,8 +33,9 @@ struct stk_show {
 void stk_show_devs(void *arg);
 void stk_show_types(void *arg);
 void stk_show_vgpus(void *arg);
-/* How many entries @show would print. */
-unsigned int stk_count(const struct stk_show *sh, void (*show)(void *));
+/* How many entries stk_show_devs(), _types() or _vgpus() would print. */
+enum stk_what { STK_DEVS, STK_TYPES, STK_VGPUS };
+unsigned int stk_count(const struct stk_show *sh, enum stk_what what);
 
 void stk_print_dev(const struct stk_host *h, const struct stk_dev *d);
 void stk_print_type(const struct stk_dev *d, const struct stk_type *t);

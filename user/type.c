@@ -134,7 +134,7 @@ static int type_show_ours(struct ctx *ctx, const struct type_show_opts *opts,
 
 	ret = ctx_nl(ctx);
 	if (ret) {
-		if (more && stk_count(sh, stk_show_types)) {
+		if (more && stk_count(sh, STK_TYPES)) {
 			show_list("type", stk_show_types, sh);
 			ret = EXIT_OK;
 		}

@@ -293,7 +293,7 @@ static int vgpu_show(struct ctx *ctx, const void *o, uint64_t given)
 
 	ret = ctx_nl(ctx);
 	if (ret) {
-		if (others && !one && stk_count(&sh, stk_show_vgpus)) {
+		if (others && !one && stk_count(&sh, STK_VGPUS)) {
 			show_list("vgpu", stk_show_vgpus, &sh);
 			ret = EXIT_OK;
 		}
@@ -487,7 +487,9 @@ static int vgpu_add_other(struct ctx *ctx, const struct vgpu_add_opts *opts,
 			if (!strcmp(targets[i]->types[j].id,
 				    targets[0]->types[idx].id))
 				ti = &targets[i]->types[j];
-		if (ti && ti->available != 0) {
+		/* nvidia-vf: stk_nvvf_create() looks for the free VF */
+		if (ti && (ti->available != 0 ||
+			   targets[i]->kind == STK_NVVF)) {
 			d = targets[i];
 			t = ti;
 		}
@@ -725,7 +727,7 @@ static const struct arg_spec vgpu_del_args[] = {
 };
 
 /*
- * A vGPU of another stack: 1 if @handle is none, else an exit status
+ * A vGPU of another stack: -1 if @handle is none, else an exit status
  * having removed it or said why not.
  */
 static int vgpu_del_other(struct ctx *ctx, const char *handle, bool vf)
@@ -740,7 +742,7 @@ static int vgpu_del_other(struct ctx *ctx, const char *handle, bool vf)
 		return ret;
 	v = stk_find_vgpu(&h, handle);
 	if (!v) {
-		ret = 1;
+		ret = -1;
 		if (vf || ctx->sysfs_root) {
 			err_print(vf ? "no vGPU on VF %s (its current_vgpu_type is 0, or it has no NVIDIA vGPU files)" :
 				  "no vGPU with UUID %s", handle);
@@ -775,7 +777,7 @@ static int vgpu_del(struct ctx *ctx, const void *o, uint64_t given)
 		return EXIT_USAGE;
 	}
 	ret = vgpu_del_other(ctx, opts->uuid, false);
-	if (ret != 1)
+	if (ret >= 0)
 		return ret;
 
 	ret = ctx_nl(ctx);
