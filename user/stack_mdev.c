@@ -45,39 +45,52 @@ int stk_write(const char *path, const char *val, char *err, size_t len)
 	return ret;
 }
 
-int stk_mdev_create(const struct stk_host *h, const struct stk_dev *d,
-		    const struct stk_type *t, const char *uuid, char *err,
-		    size_t len)
+int stk_mdev_write_create(const char *root, const char *parent,
+			  const char *type_id, const char *uuid, char *err,
+			  size_t len)
 {
 	char path[PATH_MAX];
 	int n;
 
 	n = snprintf(path, sizeof(path),
 		     "%s/sys/class/mdev_bus/%s/mdev_supported_types/%s/create",
-		     h->root, d->name, t->id);
+		     root, parent, type_id);
 	if (n < 0 || (size_t)n >= sizeof(path)) {
-		snprintf(err, len, "the path of type %s is too long", t->id);
+		snprintf(err, len, "the path of type %s is too long", type_id);
 		return -ENAMETOOLONG;
 	}
 	return stk_write(path, uuid, err, len);
 }
 
-int stk_mdev_remove(const struct stk_host *h, const struct stk_vgpu *v,
-		    char *err, size_t len)
+int stk_mdev_write_remove(const char *root, const char *uuid, char *err,
+			  size_t len)
 {
 	char path[PATH_MAX];
 	int n;
 
+	n = snprintf(path, sizeof(path), "%s/sys/bus/mdev/devices/%s/remove",
+		     root, uuid);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		snprintf(err, len, "the path of vGPU %s is too long", uuid);
+		return -ENAMETOOLONG;
+	}
+	return stk_write(path, "1", err, len);
+}
+
+int stk_mdev_create(const struct stk_host *h, const struct stk_dev *d,
+		    const struct stk_type *t, const char *uuid, char *err,
+		    size_t len)
+{
+	return stk_mdev_write_create(h->root, d->name, t->id, uuid, err, len);
+}
+
+int stk_mdev_remove(const struct stk_host *h, const struct stk_vgpu *v,
+		    char *err, size_t len)
+{
 	if (v->in_use) {
 		snprintf(err, len, "vGPU %s is in use (its VFIO device is open); not removed",
 			 v->handle);
 		return -EBUSY;
 	}
-	n = snprintf(path, sizeof(path), "%s/sys/bus/mdev/devices/%s/remove",
-		     h->root, v->handle);
-	if (n < 0 || (size_t)n >= sizeof(path)) {
-		snprintf(err, len, "the path of vGPU %s is too long", v->handle);
-		return -ENAMETOOLONG;
-	}
-	return stk_write(path, "1", err, len);
+	return stk_mdev_write_remove(h->root, v->handle, err, len);
 }

@@ -13,18 +13,19 @@
 
 #include "stacks.h"
 
-static int vf_type_path(const struct stk_host *h, const char *vf, char *path,
-			size_t plen, char *err, size_t len)
+int stk_nvvf_write_type(const char *root, const char *vf, const char *id,
+			char *err, size_t len)
 {
-	int n = snprintf(path, plen,
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof(path),
 			 "%s/sys/bus/pci/devices/%s/nvidia/current_vgpu_type",
-			 h->root, vf);
+			 root, vf);
 
-	if (n < 0 || (size_t)n >= plen) {
+	if (n < 0 || (size_t)n >= sizeof(path)) {
 		snprintf(err, len, "the path of VF %s is too long", vf);
 		return -ENAMETOOLONG;
 	}
-	return 0;
+	return stk_write(path, id, err, len);
 }
 
 static bool lists(const struct stk_vf *vf, unsigned int id)
@@ -42,7 +43,6 @@ int stk_nvvf_create(const struct stk_host *h, struct stk_dev *d,
 		    char bdf[STK_BDF_LEN], char *err, size_t len)
 {
 	unsigned int id = (unsigned int)strtoul(t->id, NULL, 10), i;
-	char path[PATH_MAX];
 	int ret;
 
 	for (i = 0; i < d->n_vfs; i++) {
@@ -60,9 +60,7 @@ int stk_nvvf_create(const struct stk_host *h, struct stk_dev *d,
 		}
 		if (v->current || v->in_use || !lists(v, id))
 			continue;
-		ret = vf_type_path(h, v->bdf, path, sizeof(path), err, len);
-		if (!ret)
-			ret = stk_write(path, t->id, err, len);
+		ret = stk_nvvf_write_type(h->root, v->bdf, t->id, err, len);
 		if (ret)
 			return ret;
 		v->current = id;
@@ -82,14 +80,10 @@ int stk_nvvf_create(const struct stk_host *h, struct stk_dev *d,
 int stk_nvvf_remove(const struct stk_host *h, const struct stk_vgpu *v,
 		    char *err, size_t len)
 {
-	char path[PATH_MAX];
-	int ret;
-
 	if (v->in_use) {
 		snprintf(err, len, "vGPU %s is in use (its VFIO device is open); not removed",
 			 v->handle);
 		return -EBUSY;
 	}
-	ret = vf_type_path(h, v->handle, path, sizeof(path), err, len);
-	return ret ?: stk_write(path, "0", err, len);
+	return stk_nvvf_write_type(h->root, v->handle, "0", err, len);
 }

@@ -144,6 +144,15 @@ bool stk_dev_in_use(const char *root, const char *devpath);
 /* Write @val to the sysfs file @path; a refusal names the file and errno. */
 int stk_write(const char *path, const char *val, char *err, size_t len);
 
+/* The writes by name below @root: create, remove, current_vgpu_type. */
+int stk_mdev_write_create(const char *root, const char *parent,
+			  const char *type_id, const char *uuid, char *err,
+			  size_t len);
+int stk_mdev_write_remove(const char *root, const char *uuid, char *err,
+			  size_t len);
+int stk_nvvf_write_type(const char *root, const char *vf, const char *id,
+			char *err, size_t len);
+
 /*
  * Create a vGPU of type @t on mdev parent @d: write @uuid into the type's
  * "create". A refusal names the file and the errno.

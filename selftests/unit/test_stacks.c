@@ -552,4 +552,199 @@ TEST_F(host, mdev_refusals_change_nothing)
 	FILE_IS(A100_T("5", "nvidia-558"), "");
 }
 
+/* apply and assert --------------------------------------------------------------- */
+
+/* Write @text to @root/@name. */
+static int put(const char *root, const char *name, const char *text)
+{
+	char path[PATH_MAX + 64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static const char mixed_yaml[] =
+	"gpus:\n"
+	"  - device: 0000:41:00.0\n"
+	"    vgpus:\n"
+	"      - vf: 0000:41:00.4\n"
+	"        type: H100-2-20C\n"
+	"      - vf: 41:00.5\n"
+	"        type: NVIDIA H100-4C\n"
+	"  - device: 0000:81:00.0\n"
+	"    vgpus:\n"
+	"      - uuid: 11111111-2222-4333-8444-555555555555\n"
+	"        type: A100-4C\n"
+	"      - uuid: " A100_VGPU "\n"
+	"        type: GRID A100-4C\n";
+
+TEST_F(host, apply_dry_run_assert_apply_then_nothing_to_do)
+{
+	char cmd[3 * PATH_MAX];
+
+	ASSERT_EQ(0, build_all(self->root));
+	ASSERT_EQ(0, put(self->root, "m.yaml", mixed_yaml));
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/m.yaml' --dry-run", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("+ vgpu 0000:41:00.4 type 1061 on device 0000:41:00.0 stack nvidia-vf\n"
+		     "+ vgpu 11111111-2222-4333-8444-555555555555 type nvidia-558 on device 0000:81:00.4 stack mdev\n",
+		     self->out);
+	FILE_IS(VF("00.4"), "0\n");
+	FILE_IS(A100_T("4", "nvidia-558"), "");
+
+	snprintf(cmd, sizeof(cmd), "assert -f '%s/m.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "differs from")) TH_LOG("%s", self->errout);
+
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/m.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	FILE_IS(VF("00.4"), "1061");
+	FILE_IS(VF("00.5"), "1065\n");
+	FILE_IS(A100_T("4", "nvidia-558"), "11111111-2222-4333-8444-555555555555");
+	FILE_IS(A100_T("5", "nvidia-558"), "");
+
+	/* the nvidia-vf part now holds: nothing to do for it */
+	ASSERT_EQ(0, put(self->root, "nv.yaml",
+			 "gpus:\n  - device: 0000:41:00.0\n    vgpus:\n"
+			 "      - vf: 0000:41:00.4\n        type: H100-2-20C\n"));
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/nv.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc);
+	EXPECT_STREQ("nothing to do\n", self->out);
+	snprintf(cmd, sizeof(cmd), "assert -f '%s/nv.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+}
+
+TEST_F(host, apply_refuses_the_whole_file)
+{
+	char cmd[3 * PATH_MAX];
+
+	ASSERT_EQ(0, build_all(self->root));
+	ASSERT_EQ(0, put(self->root, "b.yaml",
+		"gpus:\n"
+		"  - device: 0000:41:00.0\n"		/* 2 */
+		"    sched:\n"
+		"      policy: weighted\n"
+		"  - device: 0000:81:00.0\n"		/* 5 */
+		"    vgpus:\n"
+		"      - uuid: 33333333-2222-4333-8444-555555555555\n"	/* 7 */
+		"        type: A100-4C\n"
+		"        weight: 3\n"
+		"      - vf: 0000:81:00.4\n"		/* 10 */
+		"        type: A100-4C\n"
+		"      - uuid: " A100_VGPU "\n"	/* 12 */
+		"        type: A100-5C\n"
+		"  - device: 0000:c1:00.0\n"		/* 14 */
+		"  - device: 0000:00:02.0\n"		/* 15 */
+		"    vgpus:\n"
+		"      - uuid: 44444444-2222-4333-8444-555555555555\n"	/* 17 */
+		"        type: GVTg_V5_3\n"
+		"  - device: 0000:41:00.0\n"));
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/b.yaml'", self->root);
+	RUN(cmd);
+	/* a device listed twice is the file's own error */
+	EXPECT_EQ(2, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "b.yaml:19:5: device 0000:41:00.0 is listed twice (first on line 2)"))
+		TH_LOG("%s", self->errout);
+
+	ASSERT_EQ(0, put(self->root, "b2.yaml", ""));
+	snprintf(cmd, sizeof(cmd), "head -n 18 '%s/b.yaml' >'%s/b2.yaml'",
+		 self->root, self->root);
+	ASSERT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/b2.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "b2.yaml:2: \"sched\" is not offered by this stack (nvidia-vf)"));
+	EXPECT_NE(NULL, strstr(self->errout, "b2.yaml:7: \"weight\" is not offered by this stack (mdev)"));
+	EXPECT_NE(NULL, strstr(self->errout, "b2.yaml:10: \"vf\" is not offered by this stack (mdev)"));
+	EXPECT_NE(NULL, strstr(self->errout, "b2.yaml:12: vGPU " A100_VGPU " exists with type GRID A100-4C (nvidia-558), not A100-5C"));
+	EXPECT_NE(NULL, strstr(self->errout, "b2.yaml:14: device 0000:c1:00.0 has plain SR-IOV: vGPUs are not offered by this stack (sriov)"));
+	EXPECT_NE(NULL, strstr(self->errout, "b2.yaml:17: no type \"GVTg_V5_3\" on 0000:00:02.0 (mdev); the types: \"GVTg_V5_1\" (i915-GVTg_V5_1)"));
+	EXPECT_NE(NULL, strstr(self->errout, "nothing was changed"));
+	EXPECT_STREQ("", self->out);
+	FILE_IS(A100_T("4", "nvidia-558"), "");
+	FILE_IS(GVT_T("i915-GVTg_V5_8"), "");
+	FILE_IS(VF("00.4"), "0\n");
+}
+
+TEST_F(host, apply_undoes_in_reverse_when_the_vendor_refuses)
+{
+	char cmd[3 * PATH_MAX];
+
+	ASSERT_EQ(0, build_all(self->root));
+	ASSERT_EQ(0, put(self->root, "r.stk",
+		"refuse sys/devices/pci0000:00/0000:00:02.0/mdev_supported_types/i915-GVTg_V5_8/create\n"));
+	snprintf(cmd, sizeof(cmd), "'%s/mktree.sh' '%s/r.stk' '%s'",
+		 STK_FIXTURES, self->root, self->root);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, put(self->root, "u.yaml",
+		"gpus:\n"
+		"  - device: 0000:41:00.0\n"
+		"    vgpus:\n"
+		"      - vf: 0000:41:00.4\n"
+		"        type: H100-5C\n"
+		"      - vf: 0000:41:01.0\n"
+		"        type: H100-10C\n"
+		"  - device: 0000:00:02.0\n"
+		"    vgpus:\n"
+		"      - uuid: 44444444-2222-4333-8444-555555555555\n"
+		"        type: V5_8\n"));
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/u.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "step 3 of 3 failed (+ vgpu 44444444-2222-4333-8444-555555555555 type i915-GVTg_V5_8 on device 0000:00:02.0)"))
+		TH_LOG("%s", self->errout);
+	EXPECT_NE(NULL, strstr(self->errout, "i915-GVTg_V5_8/create failed: No space left on device (ENOSPC)"));
+	EXPECT_NE(NULL, strstr(self->errout, "nothing was changed"));
+	/* both VFs written, then written back to 0 */
+	FILE_IS(VF("00.4"), "0");
+	FILE_IS(VF("01.0"), "0");
+}
+
+TEST_F(host, apply_prune_spares_what_is_in_use)
+{
+	char cmd[3 * PATH_MAX];
+
+	ASSERT_EQ(0, build_all(self->root));
+	/* 00.6 is not listed: pruned; 00.7 is listed (in use), kept as is */
+	ASSERT_EQ(0, put(self->root, "p.yaml",
+		"gpus:\n"
+		"  - device: 0000:41:00.0\n"
+		"    vgpus:\n"
+		"      - vf: 0000:41:00.5\n"
+		"        type: H100-4C\n"
+		"      - vf: 0000:41:00.7\n"
+		"        type: H100-4C\n"));
+	snprintf(cmd, sizeof(cmd), "apply --prune -f '%s/p.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("- vgpu 0000:41:00.6 type 1060 on device 0000:41:00.0 stack nvidia-vf\n",
+		     self->out);
+	FILE_IS(VF("00.6"), "0");
+	FILE_IS(VF("00.5"), "1065\n");
+	FILE_IS(VF("00.7"), "1065\n");
+
+	/* without 00.7 in the file, --prune would touch a VF in use: refused */
+	ASSERT_EQ(0, put(self->root, "p2.yaml",
+		"gpus:\n"
+		"  - device: 0000:41:00.0\n"
+		"    vgpus:\n"
+		"      - vf: 0000:41:00.5\n"
+		"        type: H100-4C\n"));
+	snprintf(cmd, sizeof(cmd), "apply --prune -f '%s/p2.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "vGPU 0000:41:00.7 of device 0000:41:00.0 is not in the file, but in use: not removed"));
+	FILE_IS(VF("00.7"), "1065\n");
+}
+
 TEST_HARNESS_MAIN
