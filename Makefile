@@ -25,7 +25,7 @@ KARGS ?=
 
 export SRC
 
-.PHONY: all modules user check check-package demo deps clean ynl help
+.PHONY: all modules user check check-package demo deps clean ynl help mdev-samples
 
 all: modules user vm-tests
 
@@ -43,6 +43,11 @@ modules:
 		mv $(KBUILD)/kernel/compat-probed.h.new $(KBUILD)/kernel/compat-probed.h
 	@rm -f $(KBUILD)/kernel/compat-probed.h.new
 	$(MAKE) -C $(KDIR) M=$(KBUILD) $(KARGS) modules
+
+# The kernel's mdev samples (mtty, mdpy, mbochs) for KVER, from its own
+# linux-source package, for the VM test of the other vGPU stacks.
+mdev-samples:
+	@$(SRC)/scripts/mdev-samples.sh $(KVER) $(KBUILD)/mdev-samples
 
 -include user/Makefile.inc
 

@@ -179,6 +179,14 @@ err_malformed:
 	return -EINVAL;
 }
 
+/* Our vGPU, with its stack in JSON (the text line stays as it was). */
+static int vgpu_print_stack(const struct nlmsghdr *nlh)
+{
+	if (pr_is_json())
+		pr_string("stack", NULL, "gpuvirt");
+	return vgpu_print(nlh);
+}
+
 /* Print the vGPU @uuid as "vgpu show uuid UUID" does. */
 static int vgpu_show_one(struct ctx *ctx, const char *uuid)
 {
@@ -186,7 +194,7 @@ static int vgpu_show_one(struct ctx *ctx, const char *uuid)
 
 	nlh = nl_msg_start(ctx->nl, GPUVIRT_CMD_VGPU_GET, 0);
 	mnl_attr_put_strz(nlh, GPUVIRT_A_VGPU_UUID, uuid);
-	return show_exchange(ctx, "vgpu", vgpu_print, &vgpu_names);
+	return show_exchange(ctx, "vgpu", vgpu_print_stack, &vgpu_names);
 }
 
 /* vgpu show --------------------------------------------------------------- */
@@ -202,19 +210,19 @@ struct vgpu_show_opts {
 	uint32_t stack;
 };
 
-#define VGPU_SHOW_ONE	(ARG_BIT(VGPU_SHOW_GPU) | ARG_BIT(VGPU_SHOW_VF) | \
-			 ARG_BIT(VGPU_SHOW_DEV))
+/* Which vGPUs: at most one of these. */
+#define VGPU_SHOW_WHICH	(ARG_BIT(VGPU_SHOW_UUID) | ARG_BIT(VGPU_SHOW_GPU) | \
+			 ARG_BIT(VGPU_SHOW_VF) | ARG_BIT(VGPU_SHOW_DEV))
 
 static const struct arg_spec vgpu_show_args[] = {
 	[VGPU_SHOW_UUID] = {
 		.keyword = "uuid", .type = ARG_UUID, .meta = "UUID",
 		.offset = offsetof(struct vgpu_show_opts, uuid),
-		.excludes = VGPU_SHOW_ONE,
+		.excludes = ARG_BIT(VGPU_SHOW_GPU),
 	},
 	[VGPU_SHOW_GPU] = {
 		.keyword = "gpu", .type = ARG_U32, .meta = "ID",
 		.offset = offsetof(struct vgpu_show_opts, gpu),
-		.excludes = ARG_BIT(VGPU_SHOW_VF) | ARG_BIT(VGPU_SHOW_DEV),
 	},
 	[VGPU_SHOW_VF] = {
 		.keyword = "vf", .type = ARG_STRING, .meta = "BDF",
@@ -234,12 +242,6 @@ static const struct arg_spec vgpu_show_args[] = {
 	{ .keyword = NULL }
 };
 
-static int vgpu_print_stack(const struct nlmsghdr *nlh)
-{
-	if (pr_is_json())
-		pr_string("stack", NULL, "gpuvirt");
-	return vgpu_print(nlh);
-}
 
 static int vgpu_show(struct ctx *ctx, const void *o, uint64_t given)
 {
@@ -256,6 +258,11 @@ static int vgpu_show(struct ctx *ctx, const void *o, uint64_t given)
 	struct stk_dev *d;
 	int ret;
 
+	if (__builtin_popcountll(given & VGPU_SHOW_WHICH) > 1) {
+		err_print("give one of \"uuid\", \"gpu\", \"vf\" and \"dev\"");
+		fprintf(stderr, "Try \"gpuvirtctl vgpu help\".\n");
+		return EXIT_USAGE;
+	}
 	if (others) {
 		ret = stk_load(ctx, &h);
 		if (ret)
@@ -378,7 +385,7 @@ static const struct arg_spec vgpu_add_args[] = {
 	[VGPU_ADD_GPU] = {
 		.keyword = "gpu", .type = ARG_U32, .meta = "ID",
 		.offset = offsetof(struct vgpu_add_opts, gpu),
-		.excludes = ARG_BIT(VGPU_ADD_DEV) | ARG_BIT(VGPU_ADD_VF),
+		.excludes = ARG_BIT(VGPU_ADD_DEV),
 	},
 	[VGPU_ADD_TYPE] = {
 		.keyword = "type", .type = ARG_STRING, .meta = "NAME",
