@@ -202,29 +202,33 @@ static void free_names(char **names, unsigned int n)
 
 /* Use by a VMM --------------------------------------------------------------- */
 
-/* Does a process below @root/proc hold open the file named @want? */
-static bool proc_holds(const char *root, const char *want1,
-		       const char *want2)
+/*
+ * The VFIO files open in any process below @h->root/proc ("/dev/vfio/N",
+ * "/dev/vfio/devices/vfioX"), read once per scan: a host has many
+ * processes and a PF many VFs.
+ */
+static void load_vfio_open(struct stk_host *h)
 {
 	char dir[PATH_MAX], fddir[PATH_MAX], path[PATH_MAX], target[PATH_MAX];
 	const struct dirent *p, *f;
-	bool found = false;
 	DIR *pd, *fd;
+	char **v;
 	ssize_t n;
 
-	if (pathf(dir, sizeof(dir), "%s/proc", root))
-		return false;
+	h->vfio_scanned = true;
+	if (pathf(dir, sizeof(dir), "%s/proc", h->root))
+		return;
 	pd = opendir(dir);
 	if (!pd)
-		return false;
-	while (!found && (p = readdir(pd))) {
+		return;
+	while ((p = readdir(pd))) {
 		if (!isdigit((unsigned char)p->d_name[0]) ||
 		    pathf(fddir, sizeof(fddir), "%s/%s/fd", dir, p->d_name))
 			continue;
 		fd = opendir(fddir);
 		if (!fd)
 			continue;
-		while (!found && (f = readdir(fd))) {
+		while ((f = readdir(fd))) {
 			if (f->d_name[0] == '.' ||
 			    pathf(path, sizeof(path), "%s/%s", fddir, f->d_name))
 				continue;
@@ -232,35 +236,67 @@ static bool proc_holds(const char *root, const char *want1,
 			if (n <= 0)
 				continue;
 			target[n] = '\0';
-			found = (want1[0] && !strcmp(target, want1)) ||
-				(want2[0] && !strcmp(target, want2));
+			if (strncmp(target, "/dev/vfio/", 10))
+				continue;
+			v = realloc(h->vfio_open,
+				    (h->n_vfio_open + 1) * sizeof(*v));
+			if (!v) {
+				h->vfio_partial = true;
+				break;
+			}
+			h->vfio_open = v;
+			v[h->n_vfio_open] = strdup(target);
+			if (v[h->n_vfio_open])
+				h->n_vfio_open++;
+			else
+				h->vfio_partial = true;
 		}
 		closedir(fd);
 	}
 	closedir(pd);
-	return found;
 }
 
-bool stk_dev_in_use(const char *root, const char *devpath)
+static bool vfio_is_open(struct stk_host *h, const char *want)
 {
-	char group[32], want1[64] = "", want2[300] = "", vdir[PATH_MAX];
+	unsigned int i;
+
+	if (!h->vfio_scanned)
+		load_vfio_open(h);
+	if (h->vfio_partial)
+		return true;	/* not known: never touch it */
+	for (i = 0; i < h->n_vfio_open; i++)
+		if (!strcmp(h->vfio_open[i], want))
+			return true;
+	return false;
+}
+
+/*
+ * Is the device at @devpath in use by a VMM? True when a process holds
+ * open its VFIO group (/dev/vfio/N, N its iommu_group) or its VFIO cdev
+ * (/dev/vfio/devices/vfioX, 6.6 and later).
+ */
+static bool dev_in_use(struct stk_host *h, const char *devpath)
+{
+	char group[32], want[300], vdir[PATH_MAX];
+	bool used = false;
 	char **names;
 	unsigned int n;
 
 	link_base(devpath, "iommu_group", group, sizeof(group));
-	if (group[0])
-		snprintf(want1, sizeof(want1), "/dev/vfio/%s", group);
-	/* the VFIO cdev, /dev/vfio/devices/vfioX (6.6 and later) */
-	if (!pathf(vdir, sizeof(vdir), "%s/vfio-dev", devpath) &&
+	if (group[0]) {
+		snprintf(want, sizeof(want), "/dev/vfio/%s", group);
+		used = vfio_is_open(h, want);
+	}
+	if (!used && !pathf(vdir, sizeof(vdir), "%s/vfio-dev", devpath) &&
 	    !list_dir(vdir, &names, &n)) {
-		if (n)
-			snprintf(want2, sizeof(want2), "/dev/vfio/devices/%s",
+		if (n) {
+			snprintf(want, sizeof(want), "/dev/vfio/devices/%s",
 				 names[0]);
+			used = vfio_is_open(h, want);
+		}
 		free_names(names, n);
 	}
-	if (!want1[0] && !want2[0])
-		return false;
-	return proc_holds(root, want1, want2);
+	return used;
 }
 
 /* Building the host ----------------------------------------------------------- */
@@ -452,7 +488,7 @@ static int scan_mdev_vgpus(const char *root, struct stk_host *h)
 		t = find_type_id(d, g->type_id);
 		snprintf(g->type_name, sizeof(g->type_name), "%s",
 			 t ? t->name : g->type_id);
-		g->in_use = stk_dev_in_use(root, real);
+		g->in_use = dev_in_use(h, real);
 	}
 	free_names(names, n);
 	return err;
@@ -616,7 +652,7 @@ static int scan_pf(const char *root, const char *bdf, struct stk_host *h)
 		vf->gi = (int)read_num(dir, "gpu_instance_id", -1);
 		vf->placement = (int)read_num(dir, "placement_id", -1);
 		link_base(vfdir, "driver", vf->driver, sizeof(vf->driver));
-		vf->in_use = stk_dev_in_use(root, vfdir);
+		vf->in_use = dev_in_use(h, vfdir);
 		parse_creatable(vfdir, d, vf);
 	}
 	d->n_vfs = nvf;
@@ -722,6 +758,13 @@ void stk_free(struct stk_host *h)
 		free(h->devs[i].types);
 		free(h->devs[i].vfs);
 	}
+	for (i = 0; i < h->n_vfio_open; i++)
+		free(h->vfio_open[i]);
+	free(h->vfio_open);
+	h->vfio_open = NULL;
+	h->n_vfio_open = 0;
+	h->vfio_scanned = false;
+	h->vfio_partial = false;
 	free(h->devs);
 	free(h->vgpus);
 	h->devs = NULL;

@@ -15,6 +15,9 @@
  *   sriov      a PF with SR-IOV and none of the above: listed with its VF
  *              count, for "pt" to assign VFs whole
  *
+ * A vGPU is in use when a process below /proc holds its VFIO group or
+ * cdev open; it is then never removed.
+ *
  * gpuvirt's own GPUs are the "gpuvirt" stack, which gpuvirtctl reaches over
  * netlink (gpu.c, type.c, vgpu.c); nothing here talks to the kernel but
  * through sysfs. The functions return 0 or a negative errno and put a
@@ -96,6 +99,11 @@ struct stk_vgpu {
 
 struct stk_host {
 	char root[256];
+	/* the VFIO files processes hold open, read once (stacks.c) */
+	char **vfio_open;
+	unsigned int n_vfio_open;
+	bool vfio_scanned;
+	bool vfio_partial;	/* out of memory reading them: all in use */
 	struct stk_dev *devs;
 	unsigned int n_devs;
 	struct stk_vgpu *vgpus;
@@ -131,13 +139,6 @@ int stk_match_type(const struct stk_dev *d, const char *want, char *err,
  */
 unsigned int stk_targets(struct stk_host *h, const char *name,
 			 struct stk_dev **out, unsigned int max);
-
-/*
- * Is a device in use by a VMM? True when a process below @root/proc holds
- * open the VFIO group of the sysfs device @devpath (/dev/vfio/N, N its
- * iommu_group) or its VFIO cdev (/dev/vfio/devices/vfioX).
- */
-bool stk_dev_in_use(const char *root, const char *devpath);
 
 /* Writes (stack_mdev.c, stack_nvvf.c) ---------------------------------------- */
 
