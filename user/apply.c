@@ -21,6 +21,9 @@
  *	~ weight, min-pct, max-pct of vGPUs, those	vgpu-set
  *	  that lower their minimum first
  *	+ missing vGPUs					mdev create, vgpu-set
+ *	then the other stacks' devices (apply_stacks.c):
+ *	- their vGPUs it does not list (--prune only)	remove, or VF type 0
+ *	+ their missing vGPUs				create, or VF type
  *	then passthrough (pt.c):
  *	- assignments it does not list (--prune only)	pt release
  *	  per device of "passthrough" not assigned as it says:

@@ -94,7 +94,10 @@ static unsigned int targets(struct sp_ctx *c, const struct config_dev *cd,
 		       cd->device);
 		return 0;
 	}
-	if (!n)
+	if (!n && stk_is_ours(&c->sp->h, cd->device))
+		refuse(c, cd->line, "device %s is one of gpuvirt's GPUs: name it by \"id\" (gpuvirtctl gpu show gives it)",
+		       cd->device);
+	else if (!n)
 		refuse(c, cd->line, "device %s is no mdev parent, nor an SR-IOV PF with NVIDIA vGPU files, on this host",
 		       cd->device);
 	else if (cd->ours_only)

@@ -413,9 +413,20 @@ static int scan_mdev(const char *root, struct stk_host *h)
 	    list_dir(bus, &names, &n))
 		return 0;	/* no mdev core loaded: no parents */
 	for (i = 0; i < n && !err; i++) {
-		if (pathf(pdir, sizeof(pdir), "%s/%s", bus, names[i]) ||
-		    exists(pdir, "gpuvirt"))
+		if (pathf(pdir, sizeof(pdir), "%s/%s", bus, names[i]))
 			continue;
+		if (exists(pdir, "gpuvirt")) {
+			char (*v)[STK_NAME_LEN];
+
+			v = realloc(h->ours, (h->n_ours + 1) * sizeof(*v));
+			if (!v) {
+				err = -ENOMEM;
+				break;
+			}
+			h->ours = v;
+			stk_copy(v[h->n_ours++], STK_NAME_LEN, names[i]);
+			continue;
+		}
 		d = add_dev(h, STK_MDEV, names[i]);
 		if (!d) {
 			err = -ENOMEM;
@@ -765,6 +776,9 @@ void stk_free(struct stk_host *h)
 	h->n_vfio_open = 0;
 	h->vfio_scanned = false;
 	h->vfio_partial = false;
+	free(h->ours);
+	h->ours = NULL;
+	h->n_ours = 0;
 	free(h->devs);
 	free(h->vgpus);
 	h->devs = NULL;
@@ -808,6 +822,18 @@ struct stk_vgpu *stk_find_vgpu(struct stk_host *h, const char *handle)
 		if (!strcasecmp(h->vgpus[i].handle, want))
 			return &h->vgpus[i];
 	return NULL;
+}
+
+bool stk_is_ours(const struct stk_host *h, const char *name)
+{
+	char want[STK_NAME_LEN];
+	unsigned int i;
+
+	canonical(name, want, sizeof(want));
+	for (i = 0; i < h->n_ours; i++)
+		if (!strcmp(h->ours[i], want))
+			return true;
+	return false;
 }
 
 unsigned int stk_targets(struct stk_host *h, const char *name,

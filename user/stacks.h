@@ -104,6 +104,9 @@ struct stk_host {
 	unsigned int n_vfio_open;
 	bool vfio_scanned;
 	bool vfio_partial;	/* out of memory reading them: all in use */
+	/* the mdev parents that are gpuvirt's own GPUs, by name */
+	char (*ours)[STK_NAME_LEN];
+	unsigned int n_ours;
 	struct stk_dev *devs;
 	unsigned int n_devs;
 	struct stk_vgpu *vgpus;
@@ -121,6 +124,8 @@ void stk_free(struct stk_host *h);
 /* The device named @name (a PCI address in any form, or an mdev parent). */
 struct stk_dev *stk_find_dev(struct stk_host *h, const char *name);
 struct stk_vgpu *stk_find_vgpu(struct stk_host *h, const char *handle);
+/* Is @name (any PCI address form, or a name) one of gpuvirt's GPUs? */
+bool stk_is_ours(const struct stk_host *h, const char *name);
 
 /*
  * Match a type name as admins write it ("A100-4C", "GRID A100-4C",

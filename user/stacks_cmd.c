@@ -204,6 +204,11 @@ int stk_dev_arg(struct stk_host *h, const char *name, struct stk_dev **out)
 	/* a PF whose VFs are mdev parents stands for them: the first */
 	if (!d && !stk_targets(h, name, &d, 1))
 		d = NULL;
+	if (!d && stk_is_ours(h, name)) {
+		err_print("\"%s\" is one of gpuvirt's GPUs: name it by \"gpu ID\" (gpuvirtctl gpu show gives it)",
+			  name);
+		return EXIT_RUNTIME;
+	}
 	if (!d) {
 		err_print("no vGPU-capable device \"%s\" on the mdev, nvidia-vf or sriov stacks (gpuvirt's GPUs go by \"gpu ID\")",
 			  name);

@@ -305,6 +305,10 @@ TEST_F(host, mixed_host_leaves_ours_to_netlink)
 	EXPECT_STREQ("{\"vgpu\":[{\"vf\":\"0000:41:00.6\",\"stack\":\"nvidia-vf\",\"dev\":\"0000:41:00.0\",\"type-id\":\"1060\",\"gi\":3,\"placement\":0,\"open\":false,\"type\":\"NVIDIA H100-1-10C\"}]}\n",
 		     self->out);
 
+	RUN("vgpu add dev sim0 type H200-35C");
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "\"sim0\" is one of gpuvirt's GPUs: name it by \"gpu ID\""))
+		TH_LOG("%s", self->errout);
 	RUN("gpu show dev 0000:99:00.0");
 	EXPECT_EQ(1, self->rc);
 	EXPECT_NE(NULL, strstr(self->errout, "no vGPU-capable device \"0000:99:00.0\""));
@@ -649,6 +653,15 @@ TEST_F(host, apply_refuses_the_whole_file)
 		"      - uuid: 44444444-2222-4333-8444-555555555555\n"	/* 17 */
 		"        type: GVTg_V5_3\n"
 		"  - device: 0000:41:00.0\n"));
+	ASSERT_EQ(0, put(self->root, "s.yaml",
+		"gpus:\n  - device: sim0\n    vgpus:\n"
+		"      - uuid: 55555555-2222-4333-8444-555555555555\n"
+		"        type: H200-35C\n"));
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/s.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "s.yaml:2: device sim0 is one of gpuvirt's GPUs: name it by \"id\""))
+		TH_LOG("%s", self->errout);
 	snprintf(cmd, sizeof(cmd), "apply -f '%s/b.yaml'", self->root);
 	RUN(cmd);
 	/* a device listed twice is the file's own error */
