@@ -97,13 +97,19 @@ mdevs() {
 	echo "$out"
 }
 
-ktap_plan 14
+ktap_plan 16
 
-# 1
-modprobe -a vfio mdev && insmod "$KO/kernel/core/gpuvirt.ko" &&
-	insmod "$KO/kernel/sim/gpuvirt_sim.ko" && insmod "$SAMPLES/mtty.ko" &&
+# 1: mtty alone, before gpuvirt: listed, gpuvirt's absence said on stderr
+modprobe -a vfio mdev && insmod "$SAMPLES/mtty.ko" && run gpu show &&
+	[ $rc -eq 0 ] && has "$T/err" "gpuvirt netlink family is not available" &&
+	is "$T/out" "stack mdev dev mtty types 2 vgpus 0
+"
+ktap_result $? "without gpuvirt: gpu show lists mtty, exit 0, and says the family is missing"
+
+# 2
+insmod "$KO/kernel/core/gpuvirt.ko" && insmod "$KO/kernel/sim/gpuvirt_sim.ko" &&
 	echo "0 h200-141gb" >$BUS/new_device
-ktap_result $? "gpuvirt, gpuvirt_sim (sim0) and the mtty sample load"
+ktap_result $? "gpuvirt and gpuvirt_sim (sim0) load next to mtty"
 EXTRA=
 for m in mdpy mbochs; do
 	if [ -e "$SAMPLES/$m.ko" ] && insmod "$SAMPLES/$m.ko" 2>"$T/err"; then
@@ -114,7 +120,7 @@ for m in mdpy mbochs; do
 done
 ktap_diag "mdev samples loaded: mtty$EXTRA"
 
-# 2: every stack in one list; the other parents as sysfs shows them
+# 3: every stack in one list; the other parents as sysfs shows them
 run -j gpu show
 cp "$T/out" "$T/gpus.json"
 [ $rc -eq 0 ] && python3 - "$T/gpus.json" mtty $EXTRA <<'PY'
@@ -132,7 +138,7 @@ assert len(d) == 1 + len(others), d
 PY
 ktap_result $? "gpu show -j: sim0 (gpuvirt) and each mdev sample (mdev), types counted as in sysfs"
 
-# 3: types of mtty as sysfs has them; ours keep their stack
+# 4: types of mtty as sysfs has them; ours keep their stack
 run -j type show
 [ $rc -eq 0 ] && python3 - "$T/out" "$MT" <<'PY'
 import json, os, sys
@@ -150,27 +156,27 @@ assert any(t.get("name") == "H200-35C" and t["stack"] == "gpuvirt" for t in d), 
 PY
 ktap_result $? "type show -j: mtty-1 and mtty-2 as in sysfs, next to gpuvirt's types"
 
-# 4: names as admins write them; an ambiguous one lists both
+# 5: names as admins write them; an ambiguous one lists both
 run type show dev mtty name 2
 is "$T/out" "stack mdev dev mtty type mtty-2 available 12 api vfio-pci name \"Dual port serial\"
 " && run type show dev mtty name serial && [ $rc -eq 1 ] &&
 	has "$T/err" 'type "serial" is ambiguous on mtty (mdev); the types: "Single port serial" (mtty-1), "Dual port serial" (mtty-2)'
 ktap_result $? "type show name: \"2\" finds mtty-2; \"serial\" is ambiguous and both are named"
 
-# 5: add on mtty, as sysfs shows it
+# 6: add on mtty, as sysfs shows it
 run vgpu add dev mtty type "Dual port serial" uuid $U1
 [ $rc -eq 0 ] && is "$T/out" "vgpu $U1 stack mdev dev mtty type-id mtty-2 open false type \"Dual port serial\"
 " && [ -d "$MDEV/$U1" ] && [ "$(readlink -f "$MDEV/$U1/mdev_type")" = "$(readlink -f "$MT/mtty-2")" ] &&
 	sysfs_is "$MT/mtty-1/available_instances" 22
 ktap_result $? "vgpu add dev mtty: the mdev device exists with type mtty-2, two ports taken"
 
-# 6
+# 7
 run -j vgpu show uuid $U1
 [ $rc -eq 0 ] && is "$T/out" "{\"vgpu\":[{\"uuid\":\"$U1\",\"stack\":\"mdev\",\"dev\":\"mtty\",\"type-id\":\"mtty-2\",\"open\":false,\"type\":\"Dual port serial\"}]}
 "
 ktap_result $? "vgpu show -j uuid: the mtty vGPU with its stack"
 
-# 7: what only gpuvirt offers is refused, nothing made
+# 8: what only gpuvirt offers is refused, nothing made
 before=$(mdevs)
 run vgpu add dev mtty type mtty-1 weight 5
 [ $rc -eq 2 ] && has "$T/err" '"weight" is not offered by this stack (mdev)' &&
@@ -181,7 +187,13 @@ run vgpu add dev mtty type mtty-1 weight 5
 	[ "$(mdevs)" = "$before" ]
 ktap_result $? "vgpu add: weight, gi and an unknown type refused, naming the stack or the types; nothing made"
 
-# 8: in use (its VFIO group open): not removed; then removed
+# 9: one of ours, named as another stack's device: the refusal says so
+run vgpu add dev sim0 type H200-35C
+[ $rc -eq 1 ] && has "$T/err" '"sim0" is one of gpuvirt'"'"'s GPUs: name it by "gpu ID"' &&
+	[ "$(mdevs)" = "$before" ]
+ktap_result $? "vgpu add dev sim0: refused, naming gpuvirt's own GPU"
+
+# 10: in use (its VFIO group open): not removed; then removed
 grp=$(basename "$(readlink "$MDEV/$U1/iommu_group")")
 exec 7<>"/dev/vfio/$grp"
 run vgpu del uuid $U1
@@ -194,7 +206,7 @@ run vgpu del uuid $U1
 	sysfs_is "$MT/mtty-1/available_instances" 24
 ktap_result $? "vgpu del: refused while /dev/vfio/$grp is held open; removed once closed"
 
-# 9-11: one file for both stacks: apply, again (nothing), assert
+# 11-13: one file for both stacks: apply, again (nothing), assert
 file mixed <<EOF
 gpus:
   - id: 0
@@ -227,14 +239,14 @@ run assert -f "$T/mixed.yaml"
 	run apply -f "$T/mixed.yaml" && [ $rc -eq 0 ] && [ -d "$MDEV/$U2" ]
 ktap_result $? "assert agrees; notices an mtty vGPU removed behind its back; apply mends it"
 
-# 12: --prune removes the mtty vGPU the file leaves out, not ours
+# 14: --prune removes the mtty vGPU the file leaves out, not ours
 echo $U3 >"$MT/mtty-1/create"
 run apply --prune -f "$T/mixed.yaml"
 [ $rc -eq 0 ] && is "$T/out" "- vgpu $U3 type mtty-1 on device mtty stack mdev
 " && [ ! -e "$MDEV/$U3" ] && [ -d "$MDEV/$U1" ] && [ -d "$MDEV/$U2" ] && [ -d "$MDEV/$US" ]
 ktap_result $? "apply --prune: the unlisted mtty vGPU goes, the listed ones stay"
 
-# 13: more dual-port vGPUs than mtty has room for: a conflict, nothing
+# 15: more dual-port vGPUs than mtty has room for: a conflict, nothing
 # done. Then 12 of them (24 ports) and one single-port one after them: the
 # plan counts each type's instances apart, mtty refuses the last create at
 # run time (out of ports), and every stack's steps are undone in reverse.
@@ -272,7 +284,7 @@ run apply -f "$T/full12.yaml"
 	sysfs_is "$MT/mtty-1/available_instances" 24
 ktap_result $? "a vendor refusal at the last step: errno and file shown, both stacks undone in reverse"
 
-# 14
+# 16
 rmmod mbochs mdpy 2>/dev/null
 rmmod mtty && rmmod gpuvirt_sim && rmmod gpuvirt
 ktap_result $? "the modules unload"
