@@ -268,6 +268,7 @@ enum field_kind {
 	F_MAP,		/* a mapping, handed to sub() */
 	F_DEVICE,	/* char[CONFIG_DEV_LEN]: a PCI address or a name */
 	F_DTYPE,	/* char[CONFIG_DTYPE_LEN]: another stack's type */
+	F_ANY,		/* any value, not stored: only whether it is there */
 };
 
 #define FLD_REQUIRED	0x1
@@ -591,6 +592,8 @@ static int parse_value(struct parser *p, const yaml_node_t *n,
 	case F_DEVICE:
 	case F_DTYPE:
 		return parse_devname(p, n, f, dst);
+	case F_ANY:
+		return 0;
 	}
 	return 0;
 }
@@ -1008,17 +1011,6 @@ static int parse_dvgpu(struct parser *p, const yaml_node_t *n, size_t index,
 	return 0;
 }
 
-/* The keys only gpuvirt offers on a GPU, taken to be refused by apply. */
-static int parse_dev_ours(struct parser *p, const yaml_node_t *n,
-			  size_t index, void *obj)
-{
-	(void)p;
-	(void)n;
-	(void)index;
-	(void)obj;
-	return 0;
-}
-
 enum { DEV_DEVICE, DEV_VGPUS, DEV_MODE, DEV_SCHED, DEV_MIG };
 
 static const struct field dev_fields[] = {
@@ -1026,9 +1018,10 @@ static const struct field dev_fields[] = {
 			 FLD_REQUIRED },
 	[DEV_VGPUS] = { "vgpus", F_LIST, .max_items = CONFIG_MAX_VGPUS,
 			.sub = parse_dvgpu },
-	[DEV_MODE] = { "vgpu-mode", F_MAP, .sub = parse_dev_ours },
-	[DEV_SCHED] = { "sched", F_MAP, .sub = parse_dev_ours },
-	[DEV_MIG] = { "mig", F_MAP, .sub = parse_dev_ours },
+	/* gpuvirt's own, whatever their value: apply refuses them */
+	[DEV_MODE] = { "vgpu-mode", F_ANY },
+	[DEV_SCHED] = { "sched", F_ANY },
+	[DEV_MIG] = { "mig", F_ANY },
 	{ .key = NULL }
 };
 
@@ -1052,13 +1045,12 @@ static bool has_key(struct parser *p, const yaml_node_t *n, const char *key)
 
 /*
  * "gpus: - device: NAME": a device of another stack. Its "vgpu-mode",
- * "sched" and "mig" are only looked at for being there: any value is
- * refused by apply, which knows the stack.
+ * "sched" and "mig" are only looked at for being there: apply, which knows
+ * the stack, refuses them.
  */
 static int parse_dev(struct parser *p, const yaml_node_t *n)
 {
 	const yaml_node_t *seen[MAX_FIELDS];
-	const yaml_node_pair_t *pair;
 	struct config *cfg = p->cfg;
 	struct config_dev *dev, *other;
 	size_t k;
@@ -1069,48 +1061,13 @@ static int parse_dev(struct parser *p, const yaml_node_t *n)
 	cfg->devs = dev;
 	dev += cfg->n_devs;
 	dev->line = node_line(n);
+	/* Counted at once, so that config_free() frees its vGPUs. */
 	cfg->n_devs++;
-	/* "vgpu-mode: mixed" is a scalar: skip what parse_map would refuse */
-	for (pair = n->data.mapping.pairs.start;
-	     pair < n->data.mapping.pairs.top; pair++) {
-		const yaml_node_t *key = node_get(p, pair->key);
-
-		for (k = DEV_MODE; key && key->type == YAML_SCALAR_NODE &&
-		     k <= DEV_MIG; k++)
-			if (!strcmp((const char *)key->data.scalar.value,
-				    dev_fields[k].key) && !dev->ours_only)
-				dev->ours_only = dev_fields[k].key;
-	}
-	if (dev->ours_only) {
-		/* parse the rest only */
-		static const struct field rest[] = {
-			[DEV_DEVICE] = { "device", F_DEVICE,
-					 offsetof(struct config_dev, device),
-					 FLD_REQUIRED },
-			[DEV_VGPUS] = { "vgpus", F_LIST,
-					.max_items = CONFIG_MAX_VGPUS,
-					.sub = parse_dvgpu },
-			{ .key = NULL }
-		};
-		const yaml_node_t *dv = NULL, *vg = NULL;
-
-		for (pair = n->data.mapping.pairs.start;
-		     pair < n->data.mapping.pairs.top; pair++) {
-			const yaml_node_t *key = node_get(p, pair->key);
-
-			if (!key || key->type != YAML_SCALAR_NODE)
-				continue;
-			if (!strcmp((const char *)key->data.scalar.value, "device"))
-				dv = node_get(p, pair->value);
-			else if (!strcmp((const char *)key->data.scalar.value, "vgpus"))
-				vg = node_get(p, pair->value);
-		}
-		if (!dv || parse_value(p, dv, &rest[DEV_DEVICE], dev) ||
-		    (vg && parse_value(p, vg, &rest[DEV_VGPUS], dev)))
-			return dv ? -1 : perr(p, n, "a GPU needs \"device\"");
-	} else if (parse_map(p, n, "a device", dev_fields, dev, seen)) {
+	if (parse_map(p, n, "a device", dev_fields, dev, seen))
 		return -1;
-	}
+	for (k = DEV_MODE; k <= DEV_MIG && !dev->ours_only; k++)
+		if (seen[k])
+			dev->ours_only = dev_fields[k].key;
 	for (other = cfg->devs; other < dev; other++)
 		if (!strcmp(other->device, dev->device))
 			return perr(p, n, "device %s is listed twice (first on line %u)",
