@@ -1404,6 +1404,16 @@ static void step_print(const struct step *s)
 		pr_close_object();
 		break;
 	case STEP_STK:
+		if (s->act->vfs) {
+			pr_action("~", "change");
+			pr_open_object("device");
+			pr_text("device");
+			pr_string("device", "", s->act->dev);
+			pr_change_uint("vfs", 0, s->act->vfs);
+			pr_string("stack", NULL, stk_kind_name(s->act->kind));
+			pr_close_object();
+			break;
+		}
 		if (s->act->del)
 			pr_action("-", "del");
 		else
@@ -1505,6 +1515,11 @@ static void step_name(const struct step *s, char *buf, size_t len)
 			 s->type, s->gpu);
 		break;
 	case STEP_STK:
+		if (s->act->vfs) {
+			snprintf(buf, len, "~ device %s vfs %u", s->act->dev,
+				 s->act->vfs);
+			break;
+		}
 		snprintf(buf, len, "%s vgpu %s type %s on device %s",
 			 s->act->del ? "-" : "+", s->act->handle,
 			 s->act->type_id, s->act->dev);

@@ -7,6 +7,7 @@
  * only gpuvirt offers is refused naming the stack.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,8 @@ static unsigned int targets(struct sp_ctx *c, const struct config_dev *cd,
 {
 	unsigned int n = stk_targets(&c->sp->h, cd->device, t, max);
 
+	if (n && t[0]->kind == STK_SRIOV && !cd->n_vgpus)
+		return 0;	/* its VFs alone: plan_vfs() did them */
 	if (n && t[0]->kind == STK_SRIOV) {
 		refuse(c, cd->line, "device %s has plain SR-IOV: vGPUs are not offered by this stack (sriov); \"passthrough\" assigns its VFs whole",
 		       cd->device);
@@ -214,6 +217,48 @@ static void plan_nvvf(struct sp_ctx *c, const struct config_dvgpu *v,
 	act(c, false, STK_NVVF, pf->name, vf->bdf, ty->id, ty->name);
 }
 
+/*
+ * "vfs: N": a PF with no VFs gets N (sriov_numvfs, the kernel's own file:
+ * Documentation/ABI/testing/sysfs-bus-pci). A PF with another count is a
+ * conflict: the kernel changes it only through 0, which would end every
+ * VF. The VFs of this run do not exist while it plans, so their vGPUs
+ * wait for the next run. Returns false if the entry goes no further.
+ */
+static bool plan_vfs(struct sp_ctx *c, const struct config_dev *cd)
+{
+	struct stk_dev *d = stk_find_dev(&c->sp->h, cd->device);
+	struct stk_action *a;
+
+	if (!cd->has_vfs)
+		return true;
+	if (!d || (d->kind != STK_NVVF && d->kind != STK_SRIOV)) {
+		refuse(c, cd->line, "\"vfs\" is not offered by this stack (%s): %s is no SR-IOV GPU whose VFs gpuvirtctl enables",
+		       d ? stk_kind_name(d->kind) : "mdev", cd->device);
+		return false;
+	}
+	if (d->numvfs == (int)cd->vfs)
+		return true;
+	if (d->totalvfs >= 0 && cd->vfs > (unsigned int)d->totalvfs) {
+		refuse(c, cd->line, "%s has at most %d VFs (sriov_totalvfs), not %u",
+		       d->name, d->totalvfs, cd->vfs);
+		return false;
+	}
+	if (d->numvfs > 0) {
+		refuse(c, cd->line, "%s has %d VFs, not %u: the kernel changes the count only through 0, which ends every VF; change it by hand",
+		       d->name, d->numvfs, cd->vfs);
+		return false;
+	}
+	a = act(c, false, d->kind, d->name, "", "", "");
+	if (a)
+		a->vfs = cd->vfs;
+	if (cd->n_vgpus) {
+		refuse(c, cd->vgpus[0].line, "the VFs of %s are enabled by this file: apply it once they exist to make their vGPUs (or list them in a second file)",
+		       d->name);
+		return false;
+	}
+	return false;
+}
+
 static void plan_dev(struct sp_ctx *c, const struct config_dev *cd)
 {
 	struct stk_dev *t[64];
@@ -222,6 +267,8 @@ static void plan_dev(struct sp_ctx *c, const struct config_dev *cd)
 	size_t i;
 	int idx;
 
+	if (!plan_vfs(c, cd))
+		return;
 	n = targets(c, cd, t, 64);
 	for (i = 0; n && i < cd->n_vgpus && !c->oom; i++) {
 		const struct config_dvgpu *v = &cd->vgpus[i];
@@ -282,6 +329,19 @@ int stk_action_run(const char *root, const struct stk_action *a, bool undo,
 {
 	bool create = a->del == undo;
 
+	if (a->vfs) {
+		char path[PATH_MAX], val[16];
+		int n = snprintf(path, sizeof(path),
+				 "%s/sys/bus/pci/devices/%s/sriov_numvfs", root,
+				 a->dev);
+
+		if (n < 0 || (size_t)n >= sizeof(path)) {
+			snprintf(err, len, "the path of %s is too long", a->dev);
+			return -ENAMETOOLONG;
+		}
+		snprintf(val, sizeof(val), "%u", undo ? 0 : a->vfs);
+		return stk_write(path, val, err, len);
+	}
 	if (a->kind == STK_NVVF)
 		return stk_nvvf_write_type(root, a->handle,
 					   create ? a->type_id : "0", err, len);

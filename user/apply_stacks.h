@@ -14,9 +14,13 @@
 #include "config.h"
 #include "stacks.h"
 
-/* One change: a vGPU to create (@del false) or remove. */
+/*
+ * One change: a vGPU to create (@del false) or remove; or, with @vfs, the
+ * VFs of PF @dev to enable: @vfs into its sriov_numvfs (undone by 0).
+ */
 struct stk_action {
 	bool del;
+	unsigned int vfs;
 	enum stk_kind kind;
 	char dev[STK_NAME_LEN];		/* the mdev parent, or the PF */
 	char handle[UNITS_UUID_LEN];	/* the UUID, or the VF */

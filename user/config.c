@@ -1011,11 +1011,13 @@ static int parse_dvgpu(struct parser *p, const yaml_node_t *n, size_t index,
 	return 0;
 }
 
-enum { DEV_DEVICE, DEV_VGPUS, DEV_MODE, DEV_SCHED, DEV_MIG };
+enum { DEV_DEVICE, DEV_VFS, DEV_VGPUS, DEV_MODE, DEV_SCHED, DEV_MIG };
 
 static const struct field dev_fields[] = {
 	[DEV_DEVICE] = { "device", F_DEVICE, offsetof(struct config_dev, device),
 			 FLD_REQUIRED },
+	[DEV_VFS] = { "vfs", F_U32, offsetof(struct config_dev, vfs), 0, 1,
+		      65535 },
 	[DEV_VGPUS] = { "vgpus", F_LIST, .max_items = CONFIG_MAX_VGPUS,
 			.sub = parse_dvgpu },
 	/* gpuvirt's own, whatever their value: apply refuses them */
@@ -1065,6 +1067,7 @@ static int parse_dev(struct parser *p, const yaml_node_t *n)
 	cfg->n_devs++;
 	if (parse_map(p, n, "a device", dev_fields, dev, seen))
 		return -1;
+	dev->has_vfs = seen[DEV_VFS];
 	for (k = DEV_MODE; k <= DEV_MIG && !dev->ours_only; k++)
 		if (seen[k])
 			dev->ours_only = dev_fields[k].key;

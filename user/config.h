@@ -27,7 +27,8 @@
  *	        type: H200-3-71C	# a MIG-backed type: on a GI
  *	        gi: 0			# optional: the GI, by id
  *	  - device: 0000:41:00.0	# another stack's device: a PCI address or
- *	    vgpus:			# an mdev parent's name ("mtty")
+ *	    vfs: 4			# an mdev parent's name ("mtty"); a PF's VFs
+ *	    vgpus:
  *	      - vf: 0000:41:00.4	# nvidia-vf: the VF that is the vGPU
  *	        type: H100-4C
  *	      - uuid: 5a3c0001-0000-4000-8000-0000000000a1
@@ -170,6 +171,8 @@ struct config_dvgpu {
 struct config_dev {
 	char device[CONFIG_DEV_LEN];	/* a canonical PCI address, or a name */
 	const char *ours_only;		/* "vgpu-mode", "sched", "mig" */
+	bool has_vfs;
+	uint32_t vfs;			/* SR-IOV VFs the PF should have */
 	struct config_dvgpu *vgpus;
 	size_t n_vgpus;
 	unsigned int line;

@@ -191,7 +191,7 @@ BAD(vgpu_no_uuid, "gpus:\n  - id: 0\n    vgpus:\n      - type: H200-35C\n",
 BAD(dev_and_id, "gpus:\n  - id: 0\n    device: mtty\n",
     "t.yaml:2:5: a GPU is named by \"id\" (gpuvirt) or by \"device\" (another stack), not both");
 BAD(dev_unknown_key, "gpus:\n  - device: mtty\n    numa: 1\n",
-    "t.yaml:3:5: unknown key \"numa\" in a device (expected device, vgpus, vgpu-mode, sched, mig)");
+    "t.yaml:3:5: unknown key \"numa\" in a device (expected device, vfs, vgpus, vgpu-mode, sched, mig)");
 BAD(dev_vgpu_neither, "gpus:\n  - device: mtty\n    vgpus:\n      - type: mtty-2\n",
     "t.yaml:4:9: a vGPU of device mtty needs \"uuid\" (mdev) or \"vf\" (nvidia-vf)");
 BAD(dev_vgpu_both, "gpus:\n  - device: 41:00.0\n    vgpus:\n"

@@ -648,9 +648,10 @@ TEST_F(host, apply_refuses_the_whole_file)
 		"      - uuid: " A100_VGPU "\n"	/* 12 */
 		"        type: A100-5C\n"
 		"  - device: 0000:c1:00.0\n"		/* 14 */
-		"  - device: 0000:00:02.0\n"		/* 15 */
+		"    vgpus: [{uuid: 66666666-2222-4333-8444-555555555555, type: x}]\n"
+		"  - device: 0000:00:02.0\n"		/* 16 */
 		"    vgpus:\n"
-		"      - uuid: 44444444-2222-4333-8444-555555555555\n"	/* 17 */
+		"      - uuid: 44444444-2222-4333-8444-555555555555\n"	/* 18 */
 		"        type: GVTg_V5_3\n"
 		"  - device: 0000:41:00.0\n"));
 	ASSERT_EQ(0, put(self->root, "s.yaml",
@@ -666,11 +667,11 @@ TEST_F(host, apply_refuses_the_whole_file)
 	RUN(cmd);
 	/* a device listed twice is the file's own error */
 	EXPECT_EQ(2, self->rc);
-	EXPECT_NE(NULL, strstr(self->errout, "b.yaml:19:5: device 0000:41:00.0 is listed twice (first on line 2)"))
+	EXPECT_NE(NULL, strstr(self->errout, "b.yaml:20:5: device 0000:41:00.0 is listed twice (first on line 2)"))
 		TH_LOG("%s", self->errout);
 
 	ASSERT_EQ(0, put(self->root, "b2.yaml", ""));
-	snprintf(cmd, sizeof(cmd), "head -n 18 '%s/b.yaml' >'%s/b2.yaml'",
+	snprintf(cmd, sizeof(cmd), "head -n 19 '%s/b.yaml' >'%s/b2.yaml'",
 		 self->root, self->root);
 	ASSERT_EQ(0, system(cmd));
 	snprintf(cmd, sizeof(cmd), "apply -f '%s/b2.yaml'", self->root);
@@ -681,7 +682,7 @@ TEST_F(host, apply_refuses_the_whole_file)
 	EXPECT_NE(NULL, strstr(self->errout, "b2.yaml:10: \"vf\" is not offered by this stack (mdev)"));
 	EXPECT_NE(NULL, strstr(self->errout, "b2.yaml:12: vGPU " A100_VGPU " exists with type GRID A100-4C (nvidia-558), not A100-5C"));
 	EXPECT_NE(NULL, strstr(self->errout, "b2.yaml:14: device 0000:c1:00.0 has plain SR-IOV: vGPUs are not offered by this stack (sriov)"));
-	EXPECT_NE(NULL, strstr(self->errout, "b2.yaml:17: no type \"GVTg_V5_3\" on 0000:00:02.0 (mdev); the types: \"GVTg_V5_1\" (i915-GVTg_V5_1)"));
+	EXPECT_NE(NULL, strstr(self->errout, "b2.yaml:18: no type \"GVTg_V5_3\" on 0000:00:02.0 (mdev); the types: \"GVTg_V5_1\" (i915-GVTg_V5_1)"));
 	EXPECT_NE(NULL, strstr(self->errout, "nothing was changed"));
 	EXPECT_STREQ("", self->out);
 	FILE_IS(A100_T("4", "nvidia-558"), "");
@@ -721,6 +722,48 @@ TEST_F(host, apply_undoes_in_reverse_when_the_vendor_refuses)
 	/* both VFs written, then written back to 0 */
 	FILE_IS(VF("00.4"), "0");
 	FILE_IS(VF("01.0"), "0");
+}
+
+TEST_F(host, apply_enables_vfs_once)
+{
+	char cmd[3 * PATH_MAX];
+
+	ASSERT_EQ(0, build_all(self->root));
+	ASSERT_EQ(0, build(self->root, "sriov-off"));
+	ASSERT_EQ(0, put(self->root, "v.yaml",
+		"gpus:\n"
+		"  - device: 61:00.0\n"
+		"    vfs: 4\n"
+		"  - device: 0000:41:00.0\n"
+		"    vfs: 5\n"));
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/v.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("~ device 0000:61:00.0 vfs 0 -> 4 stack sriov\n", self->out);
+	FILE_IS("/sys/bus/pci/devices/0000:61:00.0/sriov_numvfs", "4");
+	FILE_IS("/sys/bus/pci/devices/0000:41:00.0/sriov_numvfs", "5\n");
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("nothing to do\n", self->out);
+
+	/* another count only through 0; vGPUs of VFs this run enables */
+	ASSERT_EQ(0, put(self->root, "w.yaml",
+		"gpus:\n"
+		"  - device: 0000:41:00.0\n"
+		"    vfs: 6\n"
+		"  - device: 0000:c1:00.0\n"
+		"    vfs: 40\n"
+		"  - device: mtty\n"
+		"    vfs: 2\n"));
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/w.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "w.yaml:2: 0000:41:00.0 has 5 VFs, not 6: the kernel changes the count only through 0"))
+		TH_LOG("%s", self->errout);
+	EXPECT_NE(NULL, strstr(self->errout, "w.yaml:4: 0000:c1:00.0 has at most 31 VFs (sriov_totalvfs), not 40"));
+	EXPECT_NE(NULL, strstr(self->errout, "w.yaml:6: \"vfs\" is not offered by this stack (mdev)"));
+	FILE_IS("/sys/bus/pci/devices/0000:41:00.0/sriov_numvfs", "5\n");
+	FILE_IS("/sys/bus/pci/devices/0000:c1:00.0/sriov_numvfs", "2\n");
 }
 
 TEST_F(host, apply_prune_spares_what_is_in_use)
