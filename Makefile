@@ -26,7 +26,7 @@ KARGS ?=
 
 export SRC
 
-.PHONY: all modules test-modules user check check-package demo deps clean ynl help
+.PHONY: all modules test-modules user check check-package demo deps clean ynl help mdev-samples
 
 all: modules user vm-tests
 
@@ -54,6 +54,11 @@ test-modules: modules
 		$(SRC)/selftests/modules/backend/gpuvirt_selftest_backend.c $(TEST_MODULE_DIR)/
 	$(MAKE) -C $(KDIR) M=$(TEST_MODULE_DIR) KBUILD_EXTRA_SYMBOLS=$(KBUILD)/Module.symvers \
 		ccflags-y="-I$(KBUILD)/kernel -I$(KBUILD)/include" $(KARGS) modules
+
+# The kernel's mdev samples (mtty, mdpy, mbochs) for KVER, from its own
+# linux-source package, for the VM test of the other vGPU stacks.
+mdev-samples:
+	@$(SRC)/scripts/mdev-samples.sh $(KVER) $(KBUILD)/mdev-samples
 
 -include user/Makefile.inc
 

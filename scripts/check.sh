@@ -166,6 +166,7 @@ checkpatch() {
 vm_suite() {
 	local kver=$1
 	make -s modules test-modules KVER="$kver" >/dev/null &&
+		make -s mdev-samples KVER="$kver" >/dev/null &&
 		make -s user vm-tests >/dev/null &&
 		selftests/vm-run.sh -k "$kver" -o "build/$kver/vm-check" -t 1800 -T 300
 }

@@ -20,9 +20,11 @@ check_only=0
 # build and check the Debian packages (debian/, scripts/check-package.sh).
 # bc, flex, bison, libelf-dev and libssl-dev build the debug kernel
 # (scripts/debug-kernel.sh); clang builds the libFuzzer harnesses (fuzz/).
+# linux-source-6.1 and -6.12: the kernel's mdev samples for each kernel
+# (scripts/mdev-samples.sh, the VM test of the other vGPU stacks).
 tools_pkgs=(build-essential pkg-config libmnl-dev libyaml-dev sparse cppcheck dkms kmod
 	    qemu-system-x86 busybox-static cpio xz-utils python3 python3-yaml
-	    python3-jsonschema linux-source-6.12 debhelper dh-dkms lintian
+	    python3-jsonschema linux-source-6.12 linux-source-6.1 debhelper dh-dkms lintian
 	    bc flex bison libelf-dev libssl-dev clang)
 
 newest_612() {

@@ -21,6 +21,9 @@
  *	~ weight, min-pct, max-pct of vGPUs, those	vgpu-set
  *	  that lower their minimum first
  *	+ missing vGPUs					mdev create, vgpu-set
+ *	then the other stacks' devices (apply_stacks.c):
+ *	- their vGPUs it does not list (--prune only)	remove, or VF type 0
+ *	+ their missing vGPUs				create, or VF type
  *	then passthrough (pt.c):
  *	- assignments it does not list (--prune only)	pt release
  *	  per device of "passthrough" not assigned as it says:
@@ -49,6 +52,7 @@
 
 #include <uapi/linux/gpuvirt.h>
 
+#include "apply_stacks.h"
 #include "config.h"
 #include "gpuvirtctl.h"
 #include "mig.h"
@@ -271,6 +275,7 @@ enum step_kind {
 	STEP_VGPU_ADD,
 	STEP_PT_DEL,
 	STEP_PT_ADD,
+	STEP_STK,		/* another stack's vGPU: apply_stacks.c */
 };
 
 /* What a step sets, of struct vals. */
@@ -306,6 +311,7 @@ struct step {
 		char driver[PT_NAME_LEN];
 		bool force, only, persistent;
 	} pt;
+	const struct stk_action *act;		/* STEP_STK */
 };
 
 struct plan {
@@ -370,6 +376,7 @@ struct planner {
 	const struct state *st;
 	bool prune;
 	struct plan *pl;
+	struct stk_plan *sp;
 };
 
 static void plan_sims(struct planner *p)
@@ -1131,6 +1138,39 @@ static void plan_pt(struct planner *p)
 	free(r);
 }
 
+/* The other stacks ----------------------------------------------------------- */
+
+static void stk_conflict(void *arg, unsigned int line, const char *msg)
+{
+	const struct planner *p = arg;
+
+	conflict(p->pl, p->file, line, "%s", msg);
+}
+
+/* The "device" entries: removals first, as for our GPUs, then creations. */
+static void plan_stacks(struct planner *p)
+{
+	const char *root = p->ctx->sysfs_root ? p->ctx->sysfs_root : "";
+	size_t i;
+	int err;
+
+	err = stk_plan_build(root, p->cfg, p->prune, p->sp, stk_conflict, p);
+	if (err) {
+		p->pl->oom = err == -ENOMEM;
+		if (!p->pl->oom)
+			conflict(p->pl, p->file, 1, "cannot read the vGPU stacks in sysfs: %s",
+				 strerror(-err));
+		return;
+	}
+	for (i = 0; i < p->sp->n_acts; i++) {
+		struct step *s = plan_step(p->pl, STEP_STK, 0);
+
+		if (!s)
+			return;
+		s->act = &p->sp->acts[i];
+	}
+}
+
 static void plan_build(struct planner *p)
 {
 	struct mig_after ma;
@@ -1153,6 +1193,7 @@ static void plan_build(struct planner *p)
 		plan_vgpu_sets(p, gpu);
 		plan_vgpu_adds(p, gpu, g, &ma);
 	}
+	plan_stacks(p);
 	plan_pt(p);
 }
 
@@ -1350,6 +1391,30 @@ static void step_print(const struct step *s)
 		pr_vals(s->mask, &s->want);
 		pr_close_object();
 		break;
+	case STEP_STK:
+		if (s->act->vfs) {
+			pr_action("~", "change");
+			pr_open_object("device");
+			pr_text("device");
+			pr_string("device", "", s->act->dev);
+			pr_change_uint("vfs", 0, s->act->vfs);
+			pr_string("stack", NULL, stk_kind_name(s->act->kind));
+			pr_close_object();
+			break;
+		}
+		if (s->act->del)
+			pr_action("-", "del");
+		else
+			pr_action("+", "add");
+		pr_open_object("vgpu");
+		pr_text("vgpu");
+		pr_string(s->act->kind == STK_NVVF ? "vf" : "uuid", "",
+			  s->act->handle);
+		pr_string("type", NULL, s->act->type_id);
+		pr_string("device", "on device", s->act->dev);
+		pr_string("stack", NULL, stk_kind_name(s->act->kind));
+		pr_close_object();
+		break;
 	case STEP_PT_DEL:
 	case STEP_PT_ADD:
 		if (s->kind == STEP_PT_DEL)
@@ -1436,6 +1501,16 @@ static void step_name(const struct step *s, char *buf, size_t len)
 	case STEP_VGPU_ADD:
 		snprintf(buf, len, "+ vgpu %s type %s on gpu %u", s->uuid,
 			 s->type, s->gpu);
+		break;
+	case STEP_STK:
+		if (s->act->vfs) {
+			snprintf(buf, len, "~ device %s vfs %u", s->act->dev,
+				 s->act->vfs);
+			break;
+		}
+		snprintf(buf, len, "%s vgpu %s type %s on device %s",
+			 s->act->del ? "-" : "+", s->act->handle,
+			 s->act->type_id, s->act->dev);
 		break;
 	case STEP_PT_DEL:
 		snprintf(buf, len, "- pt %s driver %s", s->pt.device,
@@ -1654,6 +1729,19 @@ static int pt_do_release(struct ctx *ctx, const struct step *s)
 	return ret;
 }
 
+/* Another stack's vGPU, or with @undo the reverse; reports a refusal. */
+static int stk_step(const struct ctx *ctx, const struct step *s, bool undo)
+{
+	char err[1024];
+	int ret;
+
+	ret = stk_action_run(ctx->sysfs_root ? ctx->sysfs_root : "", s->act,
+			     undo, err, sizeof(err));
+	if (ret)
+		err_print("%s", err);
+	return ret;
+}
+
 static int step_do(struct ctx *ctx, const struct step *s)
 {
 	switch (s->kind) {
@@ -1679,6 +1767,8 @@ static int step_do(struct ctx *ctx, const struct step *s)
 		return pt_do_release(ctx, s);
 	case STEP_PT_ADD:
 		return pt_do_assign(ctx, s, pt_fail_at());
+	case STEP_STK:
+		return stk_step(ctx, s, false);
 	}
 	return -1;
 }
@@ -1711,6 +1801,8 @@ static int step_undo(struct ctx *ctx, const struct step *s)
 		return pt_do_assign(ctx, s, 0);
 	case STEP_PT_ADD:
 		return pt_do_release(ctx, s);
+	case STEP_STK:
+		return stk_step(ctx, s, true);
 	}
 	return -1;
 }
@@ -1718,7 +1810,7 @@ static int step_undo(struct ctx *ctx, const struct step *s)
 /* Run the plan; on a failure undo what was done. Returns an exit status. */
 static int plan_run(struct ctx *ctx, const struct plan *pl)
 {
-	char name[128];
+	char name[256];
 	size_t i, j, failed = 0;
 
 	for (i = 0; i < pl->n_steps; i++)
@@ -1852,9 +1944,10 @@ static int config_run(struct ctx *ctx, const struct file_opts *o, bool check)
 	struct config cfg;
 	struct state st = { .gpus = NULL };
 	struct plan pl = { .steps = NULL };
+	struct stk_plan sp = { .acts = NULL };
 	struct planner p = {
 		.ctx = ctx, .file = o->file, .cfg = &cfg, .st = &st,
-		.prune = o->prune, .pl = &pl,
+		.prune = o->prune, .pl = &pl, .sp = &sp,
 	};
 	char err[512];
 	size_t len, i, n;
@@ -1874,14 +1967,19 @@ static int config_run(struct ctx *ctx, const struct file_opts *o, bool check)
 		return EXIT_USAGE;
 	}
 
-	ret = ctx_nl(ctx);
-	if (ret)
-		goto out;
+	/* A file of other stacks' devices alone needs no gpuvirt. */
+	if (cfg.n_gpus || cfg.n_sims || cfg.n_pts) {
+		ret = ctx_nl(ctx);
+		if (ret)
+			goto out;
+	}
 	if (!check && !o->dry_run)
 		apply_lock();
-	ret = state_read(ctx, &st);
-	if (ret)
-		goto out;
+	if (ctx->nl) {
+		ret = state_read(ctx, &st);
+		if (ret)
+			goto out;
+	}
 	plan_build(&p);
 	if (pl.oom) {
 		err_print("%s", strerror(ENOMEM));
@@ -1917,6 +2015,7 @@ static int config_run(struct ctx *ctx, const struct file_opts *o, bool check)
 
 out:
 	plan_free(&pl);
+	stk_plan_free(&sp);
 	state_free(&st);
 	config_free(&cfg);
 	return ret;

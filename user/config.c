@@ -259,6 +259,9 @@ enum field_kind {
 	F_BOOL,		/* bool: YAML 1.1 true/false, yes/no, on/off */
 	F_LIST,		/* a list, each item handed to sub() */
 	F_MAP,		/* a mapping, handed to sub() */
+	F_DEVICE,	/* char[CONFIG_DEV_LEN]: a PCI address or a name */
+	F_DTYPE,	/* char[CONFIG_DTYPE_LEN]: another stack's type */
+	F_ANY,		/* any value, not stored: only whether it is there */
 };
 
 #define FLD_REQUIRED	0x1
@@ -483,6 +486,37 @@ bad:
 	return perr(p, n, "\"%s\" expects %s, got \"%s\"", f->key, what, s);
 }
 
+/*
+ * Another stack's device, "0000:41:00.0" (made canonical) or an mdev
+ * parent's name ("mtty"); or its type, as admins write it ("A100-4C",
+ * "nvidia-558", "GVTg_V5_4"), blanks allowed.
+ */
+static int parse_devname(struct parser *p, const yaml_node_t *n,
+			 const struct field *f, char *dst)
+{
+	const bool dev = f->kind == F_DEVICE;
+	const size_t max = dev ? CONFIG_DEV_LEN - 1 : CONFIG_DTYPE_LEN - 1;
+	const char *chars = dev ?
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" DEC "-_.:" :
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" DEC "-_. ";
+	const char *s;
+
+	if (n->type != YAML_SCALAR_NODE)
+		return expect_failed(p, n, f->key, "a string");
+	s = scalar_text(p, n, f->key);
+	if (!s)
+		return -1;
+	if (!*s || strlen(s) > max || *span(s, chars))
+		return perr(p, n, "\"%s\" expects %s of 1 to %zu characters of letters, digits and %s, got \"%s\"",
+			    f->key, dev ? "a PCI address or a device name" :
+			    "a type name", max, dev ? "'-', '_', '.', ':'" :
+			    "'-', '_', '.', ' '", s);
+	if (dev && strchr(s, ':'))
+		return parse_bdf(p, n, f, dst);
+	memcpy(dst, s, strlen(s) + 1);
+	return 0;
+}
+
 static int parse_bool(struct parser *p, const yaml_node_t *n,
 		      const struct field *f, void *dst)
 {
@@ -548,6 +582,11 @@ static int parse_value(struct parser *p, const yaml_node_t *n,
 		if (n->type != YAML_MAPPING_NODE)
 			return expect_failed(p, n, f->key, "a mapping");
 		return f->sub(p, n, 0, obj);
+	case F_DEVICE:
+	case F_DTYPE:
+		return parse_devname(p, n, f, dst);
+	case F_ANY:
+		return 0;
 	}
 	return 0;
 }
@@ -902,6 +941,136 @@ static int check_gpu(struct parser *p, const struct config_gpu *gpu)
 	return 0;
 }
 
+/* Another stack's devices ---------------------------------------------------- */
+
+enum { DV_UUID, DV_VF, DV_TYPE, DV_WEIGHT, DV_MIN, DV_MAX, DV_GI };
+
+static const struct field dvgpu_fields[] = {
+	[DV_UUID] = { "uuid", F_UUID, offsetof(struct config_dvgpu, uuid) },
+	[DV_VF] = { "vf", F_BDF, offsetof(struct config_dvgpu, vf) },
+	[DV_TYPE] = { "type", F_DTYPE, offsetof(struct config_dvgpu, type),
+		      FLD_REQUIRED },
+	/* gpuvirt's own: kept for apply to refuse, naming the stack */
+	[DV_WEIGHT] = { "weight", F_U32, offsetof(struct config_dvgpu, weight),
+			0, 0, UINT32_MAX },
+	[DV_MIN] = { "min-pct", F_U32, offsetof(struct config_dvgpu, min_pct),
+		     0, 0, UINT32_MAX },
+	[DV_MAX] = { "max-pct", F_U32, offsetof(struct config_dvgpu, max_pct),
+		     0, 0, UINT32_MAX },
+	[DV_GI] = { "gi", F_U32, offsetof(struct config_dvgpu, gi),
+		    0, 0, UINT32_MAX },
+	{ .key = NULL }
+};
+
+static int parse_dvgpu(struct parser *p, const yaml_node_t *n, size_t index,
+		       void *obj)
+{
+	const yaml_node_t *seen[MAX_FIELDS];
+	struct config_dev *dev = obj;
+	const struct config_dev *od;
+	struct config_dvgpu *v;
+	size_t i, k;
+
+	(void)index;
+	v = grow(dev->vgpus, dev->n_vgpus, sizeof(*v));
+	if (!v)
+		return perr(p, n, "out of memory");
+	dev->vgpus = v;
+	v += dev->n_vgpus;
+	v->line = node_line(n);
+	v->column = node_col(n);
+	if (parse_map(p, n, "a vGPU", dvgpu_fields, v, seen))
+		return -1;
+	v->has_uuid = seen[DV_UUID];
+	v->has_vf = seen[DV_VF];
+	if (v->has_uuid == v->has_vf)
+		return perr(p, n, v->has_uuid ?
+			    "a vGPU of device %s takes \"uuid\" (mdev) or \"vf\" (nvidia-vf), not both" :
+			    "a vGPU of device %s needs \"uuid\" (mdev) or \"vf\" (nvidia-vf)",
+			    dev->device);
+	for (k = DV_WEIGHT; k <= DV_GI && !v->ours_only; k++)
+		if (seen[k])
+			v->ours_only = dvgpu_fields[k].key;
+
+	/* a UUID or a VF once on the host: every device, this one so far */
+	for (od = p->cfg->devs; od <= dev; od++)
+		for (i = 0; i < od->n_vgpus && (od < dev || &od->vgpus[i] < v); i++)
+			if ((v->has_uuid && !strcmp(od->vgpus[i].uuid, v->uuid)) ||
+			    (v->has_vf && !strcmp(od->vgpus[i].vf, v->vf)))
+				return perr(p, n, "vGPU %s is listed twice (first on line %u)",
+					    v->has_uuid ? v->uuid : v->vf,
+					    od->vgpus[i].line);
+	dev->n_vgpus++;
+	return 0;
+}
+
+enum { DEV_DEVICE, DEV_VFS, DEV_VGPUS, DEV_MODE, DEV_SCHED, DEV_MIG };
+
+static const struct field dev_fields[] = {
+	[DEV_DEVICE] = { "device", F_DEVICE, offsetof(struct config_dev, device),
+			 FLD_REQUIRED },
+	[DEV_VFS] = { "vfs", F_U32, offsetof(struct config_dev, vfs), 0, 1,
+		      65535 },
+	[DEV_VGPUS] = { "vgpus", F_LIST, .max_items = CONFIG_MAX_VGPUS,
+			.sub = parse_dvgpu },
+	/* gpuvirt's own, whatever their value: apply refuses them */
+	[DEV_MODE] = { "vgpu-mode", F_ANY },
+	[DEV_SCHED] = { "sched", F_ANY },
+	[DEV_MIG] = { "mig", F_ANY },
+	{ .key = NULL }
+};
+
+/* Does the mapping @n have the key @key? */
+static bool has_key(struct parser *p, const yaml_node_t *n, const char *key)
+{
+	const yaml_node_pair_t *pair;
+
+	if (n->type != YAML_MAPPING_NODE)
+		return false;
+	for (pair = n->data.mapping.pairs.start;
+	     pair < n->data.mapping.pairs.top; pair++) {
+		const yaml_node_t *k = node_get(p, pair->key);
+
+		if (k && k->type == YAML_SCALAR_NODE &&
+		    !strcmp((const char *)k->data.scalar.value, key))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * "gpus: - device: NAME": a device of another stack. Its "vgpu-mode",
+ * "sched" and "mig" are only looked at for being there: apply, which knows
+ * the stack, refuses them.
+ */
+static int parse_dev(struct parser *p, const yaml_node_t *n)
+{
+	const yaml_node_t *seen[MAX_FIELDS];
+	struct config *cfg = p->cfg;
+	struct config_dev *dev, *other;
+	size_t k;
+
+	dev = grow(cfg->devs, cfg->n_devs, sizeof(*dev));
+	if (!dev)
+		return perr(p, n, "out of memory");
+	cfg->devs = dev;
+	dev += cfg->n_devs;
+	dev->line = node_line(n);
+	/* Counted at once, so that config_free() frees its vGPUs. */
+	cfg->n_devs++;
+	if (parse_map(p, n, "a device", dev_fields, dev, seen))
+		return -1;
+	dev->has_vfs = seen[DEV_VFS];
+	for (k = DEV_MODE; k <= DEV_MIG && !dev->ours_only; k++)
+		if (seen[k])
+			dev->ours_only = dev_fields[k].key;
+	for (other = cfg->devs; other < dev; other++)
+		if (!strcmp(other->device, dev->device))
+			return perr(p, n, "device %s is listed twice (first on line %u)",
+				    dev->device, other->line);
+	return 0;
+}
+
 static int parse_gpu(struct parser *p, const yaml_node_t *n, size_t index,
 		     void *obj)
 {
@@ -910,6 +1079,11 @@ static int parse_gpu(struct parser *p, const yaml_node_t *n, size_t index,
 	struct config_gpu *gpu, *other;
 
 	(void)index;
+	if (has_key(p, n, "device")) {
+		if (has_key(p, n, "id"))
+			return perr(p, n, "a GPU is named by \"id\" (gpuvirt) or by \"device\" (another stack), not both");
+		return parse_dev(p, n);
+	}
 	gpu = grow(cfg->gpus, cfg->n_gpus, sizeof(*gpu));
 	if (!gpu)
 		return perr(p, n, "out of memory");
@@ -1006,6 +1180,9 @@ void config_free(struct config *cfg)
 	free(cfg->gpus);
 	free(cfg->sims);
 	free(cfg->pts);
+	for (i = 0; i < cfg->n_devs; i++)
+		free(cfg->devs[i].vgpus);
+	free(cfg->devs);
 	memset(cfg, 0, sizeof(*cfg));
 }
 

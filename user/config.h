@@ -26,6 +26,13 @@
  *	      - uuid: 5a3c0001-0000-4000-8000-000000000011
  *	        type: H200-3-71C	# a MIG-backed type: on a GI
  *	        gi: 0			# optional: the GI, by id
+ *	  - device: 0000:41:00.0	# another stack's device: a PCI address or
+ *	    vfs: 4			# an mdev parent's name ("mtty"); a PF's VFs
+ *	    vgpus:
+ *	      - vf: 0000:41:00.4	# nvidia-vf: the VF that is the vGPU
+ *	        type: H100-4C
+ *	      - uuid: 5a3c0001-0000-4000-8000-0000000000a1
+ *	        type: A100-4C		# mdev: a vGPU by its UUID
  *	passthrough:
  *	  - device: 0000:01:00.0	# a PCI address; its IOMMU group moves
  *	    driver: gpuvirt_vfio_pci	# or vfio-pci
@@ -142,6 +149,34 @@ struct config_gpu {
 	unsigned int line;
 };
 
+/*
+ * A vGPU of another stack (stacks.h): an mdev device by @uuid, or an
+ * nvidia-vf VF by @vf. The keys only gpuvirt offers are kept by name, for
+ * apply to refuse with the stack it finds.
+ */
+#define CONFIG_DEV_LEN		64
+#define CONFIG_DTYPE_LEN	96
+struct config_dvgpu {
+	char uuid[UNITS_UUID_LEN];
+	char vf[CONFIG_BDF_LEN];
+	char type[CONFIG_DTYPE_LEN];
+	bool has_uuid, has_vf;
+	const char *ours_only;	/* "weight", "min-pct", ...; NULL if none */
+	uint32_t weight, min_pct, max_pct, gi;
+	unsigned int line, column;
+};
+
+/* A device of another stack, "gpus: - device: NAME". */
+struct config_dev {
+	char device[CONFIG_DEV_LEN];	/* a canonical PCI address, or a name */
+	const char *ours_only;		/* "vgpu-mode", "sched", "mig" */
+	bool has_vfs;
+	uint32_t vfs;			/* SR-IOV VFs the PF should have */
+	struct config_dvgpu *vgpus;
+	size_t n_vgpus;
+	unsigned int line;
+};
+
 struct config {
 	struct config_sim *sims;
 	size_t n_sims;
@@ -149,6 +184,8 @@ struct config {
 	size_t n_gpus;
 	struct config_pt *pts;
 	size_t n_pts;
+	struct config_dev *devs;
+	size_t n_devs;
 };
 
 /*

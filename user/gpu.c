@@ -2,7 +2,11 @@
 /*
  * The gpu object: GPUs registered by a backend.
  *
- *	gpuvirtctl gpu show [ id ID ]
+ *	gpuvirtctl gpu show [ id ID | dev NAME ] [ stack STACK ]
+ *
+ * Besides gpuvirt's GPUs (netlink), "show" lists the vGPU-capable devices
+ * of the host's other stacks (stacks.c), each with its "stack". With
+ * --sysfs-root only those are read, from that tree.
  */
 #include <errno.h>
 
@@ -11,6 +15,7 @@
 #include "gpuvirtctl.h"
 #include "nl.h"
 #include "print.h"
+#include "stacks_cmd.h"
 
 static const struct nl_attr_names gpu_names = GPU_ATTR_NAMES(NULL);
 
@@ -90,29 +95,80 @@ int gpu_name(struct ctx *ctx, uint32_t id, char *buf, size_t len)
 
 /* gpu show ---------------------------------------------------------------- */
 
-enum { GPU_SHOW_ID };
+enum { GPU_SHOW_ID, GPU_SHOW_DEV, GPU_SHOW_STACK };
 
 struct gpu_show_opts {
 	uint32_t id;
+	const char *dev;
+	uint32_t stack;
 };
 
 static const struct arg_spec gpu_show_args[] = {
 	[GPU_SHOW_ID] = {
 		.keyword = "id", .type = ARG_U32, .meta = "ID",
 		.offset = offsetof(struct gpu_show_opts, id),
+		.excludes = ARG_BIT(GPU_SHOW_DEV),
+	},
+	[GPU_SHOW_DEV] = {
+		.keyword = "dev", .type = ARG_STRING, .meta = "NAME",
+		.offset = offsetof(struct gpu_show_opts, dev),
+		.max_len = 63,
+	},
+	[GPU_SHOW_STACK] = {
+		.keyword = "stack", .type = ARG_ENUM, .meta = "STACK",
+		.offset = offsetof(struct gpu_show_opts, stack),
+		.enums = stk_kind_enums,
 	},
 	{ .keyword = NULL }
 };
 
+/* One of our GPUs, with its stack in JSON (the text line stays as it was). */
+static int gpu_print_stack(const struct nlmsghdr *nlh)
+{
+	if (pr_is_json())
+		pr_string("stack", NULL, "gpuvirt");
+	return gpu_print(nlh);
+}
+
 static int gpu_show(struct ctx *ctx, const void *o, uint64_t given)
 {
 	const struct gpu_show_opts *opts = o;
+	bool stack = given & ARG_BIT(GPU_SHOW_STACK);
+	bool ours = !(given & ARG_BIT(GPU_SHOW_DEV)) && !ctx->sysfs_root &&
+		    (!stack || opts->stack == STK_GPUVIRT);
+	bool others = !(given & ARG_BIT(GPU_SHOW_ID)) &&
+		      (!stack || opts->stack != STK_GPUVIRT);
+	struct stk_host h = { .n_devs = 0 };
+	struct stk_show sh = { .h = &h, .kind = stack ? (int)opts->stack : -1 };
+	struct stk_dev *d;
 	int ret;
 
-	ret = ctx_nl(ctx);
-	if (ret)
-		return ret;
+	if (others) {
+		ret = stk_load(ctx, &h);
+		if (ret)
+			return ret;
+		if (given & ARG_BIT(GPU_SHOW_DEV)) {
+			ret = stk_dev_arg(&h, opts->dev, &d);
+			if (ret)
+				goto out;
+			sh.dev = d;
+		}
+	}
+	if (!ours) {
+		show_list("gpu", stk_show_devs, &sh);
+		ret = EXIT_OK;
+		goto out;
+	}
 
+	ret = ctx_nl(ctx);
+	if (ret) {
+		/* no gpuvirt here: the other stacks are still worth a list */
+		if (others && stk_count(&sh, STK_DEVS)) {
+			show_list("gpu", stk_show_devs, &sh);
+			ret = EXIT_OK;
+		}
+		goto out;
+	}
 	if (given & ARG_BIT(GPU_SHOW_ID)) {
 		struct nlmsghdr *nlh = nl_msg_start(ctx->nl, GPUVIRT_CMD_GPU_GET, 0);
 
@@ -120,7 +176,11 @@ static int gpu_show(struct ctx *ctx, const void *o, uint64_t given)
 	} else {
 		nl_msg_start(ctx->nl, GPUVIRT_CMD_GPU_GET, NLM_F_DUMP);
 	}
-	return show_exchange(ctx, "gpu", gpu_print, &gpu_names);
+	ret = show_exchange_more(ctx, "gpu", gpu_print_stack, &gpu_names,
+				 others ? stk_show_devs : NULL, &sh);
+out:
+	stk_free(&h);
+	return ret;
 }
 
 static const struct cmd gpu_cmds[] = {

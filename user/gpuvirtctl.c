@@ -127,9 +127,10 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 	return ret;
 }
 
-int show_exchange(struct ctx *ctx, const char *key,
-		  int (*print)(const struct nlmsghdr *nlh),
-		  const struct nl_attr_names *names)
+int show_exchange_more(struct ctx *ctx, const char *key,
+		       int (*print)(const struct nlmsghdr *nlh),
+		       const struct nl_attr_names *names,
+		       void (*more)(void *arg), void *arg)
 {
 	struct show_state st = { .key = key, .print = print };
 	int ret;
@@ -140,10 +141,28 @@ int show_exchange(struct ctx *ctx, const char *key,
 		nl_perror(ctx->nl, names);
 	if (!ret || st.opened) {
 		show_open(&st);
+		if (!ret && more)
+			more(arg);
 		pr_close_array();
 		pr_close_object();
 	}
 	return ret ? EXIT_RUNTIME : EXIT_OK;
+}
+
+int show_exchange(struct ctx *ctx, const char *key,
+		  int (*print)(const struct nlmsghdr *nlh),
+		  const struct nl_attr_names *names)
+{
+	return show_exchange_more(ctx, key, print, names, NULL, NULL);
+}
+
+void show_list(const char *key, void (*more)(void *arg), void *arg)
+{
+	pr_open_object(NULL);
+	pr_open_array(key);
+	more(arg);
+	pr_close_array();
+	pr_close_object();
 }
 
 void pr_enum(const char *key, const char *label, const struct arg_enum *names,

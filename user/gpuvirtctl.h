@@ -105,6 +105,18 @@ int show_exchange(struct ctx *ctx, const char *key,
 		  int (*print)(const struct nlmsghdr *nlh),
 		  const struct nl_attr_names *names);
 
+/*
+ * show_exchange(), then @more(@arg) to print more objects into the array
+ * (the other vGPU stacks' entries) before it closes.
+ */
+int show_exchange_more(struct ctx *ctx, const char *key,
+		       int (*print)(const struct nlmsghdr *nlh),
+		       const struct nl_attr_names *names,
+		       void (*more)(void *arg), void *arg);
+
+/* A "show" document of the objects @more(@arg) prints, without netlink. */
+void show_list(const char *key, void (*more)(void *arg), void *arg);
+
 /* Print @val as its name in @names, or as a number if it has none. */
 void pr_enum(const char *key, const char *label, const struct arg_enum *names,
 	     uint32_t val);

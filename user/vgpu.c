@@ -2,11 +2,18 @@
 /*
  * The vgpu object: vGPUs, the mdev devices of a type.
  *
- *	gpuvirtctl vgpu show [ uuid UUID | gpu ID ]
+ *	gpuvirtctl vgpu show [ uuid UUID | vf BDF | gpu ID | dev NAME ]
+ *			     [ stack STACK ]
  *	gpuvirtctl vgpu add gpu ID type NAME [ gi GI ] [ uuid UUID ]
  *			    [ weight W ] [ min PCT ] [ max PCT ]
+ *	gpuvirtctl vgpu add dev NAME type NAME [ uuid UUID | vf BDF ]
  *	gpuvirtctl vgpu set uuid UUID [ weight W ] [ min PCT ] [ max PCT ]
- *	gpuvirtctl vgpu del uuid UUID
+ *	gpuvirtctl vgpu del { uuid UUID | vf BDF }
+ *
+ * "dev NAME" names a device of another stack (stacks.h): an mdev parent,
+ * or a PF on the nvidia-vf stack, whose vGPUs are VFs named by their PCI
+ * address ("vf BDF"). What only gpuvirt offers (weight, min, max, gi) is
+ * refused there, naming the stack.
  *
  * Only the mdev core creates and removes mdev devices, so "add" and "del"
  * go through sysfs (sysfs.c); everything else, and every check that the
@@ -15,6 +22,7 @@
  * In MIG mode "gi" picks the GPU instance whose MIG-backed type it is.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <uapi/linux/gpuvirt.h>
@@ -22,6 +30,8 @@
 #include "gpuvirtctl.h"
 #include "nl.h"
 #include "print.h"
+#include "pt.h"
+#include "stacks_cmd.h"
 #include "sysfs.h"
 
 /* The command-line keywords, for the kernel's error messages. */
@@ -131,6 +141,14 @@ err_malformed:
 	return -EINVAL;
 }
 
+/* Our vGPU, with its stack in JSON (the text line stays as it was). */
+static int vgpu_print_stack(const struct nlmsghdr *nlh)
+{
+	if (pr_is_json())
+		pr_string("stack", NULL, "gpuvirt");
+	return vgpu_print(nlh);
+}
+
 /* Print the vGPU @uuid as "vgpu show uuid UUID" does. */
 static int vgpu_show_one(struct ctx *ctx, const char *uuid)
 {
@@ -138,17 +156,25 @@ static int vgpu_show_one(struct ctx *ctx, const char *uuid)
 
 	nlh = nl_msg_start(ctx->nl, GPUVIRT_CMD_VGPU_GET, 0);
 	mnl_attr_put_strz(nlh, GPUVIRT_A_VGPU_UUID, uuid);
-	return show_exchange(ctx, "vgpu", vgpu_print, &vgpu_names);
+	return show_exchange(ctx, "vgpu", vgpu_print_stack, &vgpu_names);
 }
 
 /* vgpu show --------------------------------------------------------------- */
 
-enum { VGPU_SHOW_UUID, VGPU_SHOW_GPU };
+enum { VGPU_SHOW_UUID, VGPU_SHOW_GPU, VGPU_SHOW_VF, VGPU_SHOW_DEV,
+	VGPU_SHOW_STACK };
 
 struct vgpu_show_opts {
 	char uuid[UNITS_UUID_LEN];
 	uint32_t gpu;
+	const char *vf;
+	const char *dev;
+	uint32_t stack;
 };
+
+/* Which vGPUs: at most one of these. */
+#define VGPU_SHOW_WHICH	(ARG_BIT(VGPU_SHOW_UUID) | ARG_BIT(VGPU_SHOW_GPU) | \
+			 ARG_BIT(VGPU_SHOW_VF) | ARG_BIT(VGPU_SHOW_DEV))
 
 static const struct arg_spec vgpu_show_args[] = {
 	[VGPU_SHOW_UUID] = {
@@ -160,26 +186,100 @@ static const struct arg_spec vgpu_show_args[] = {
 		.keyword = "gpu", .type = ARG_U32, .meta = "ID",
 		.offset = offsetof(struct vgpu_show_opts, gpu),
 	},
+	[VGPU_SHOW_VF] = {
+		.keyword = "vf", .type = ARG_STRING, .meta = "BDF",
+		.offset = offsetof(struct vgpu_show_opts, vf),
+		.max_len = 15, .excludes = ARG_BIT(VGPU_SHOW_DEV),
+	},
+	[VGPU_SHOW_DEV] = {
+		.keyword = "dev", .type = ARG_STRING, .meta = "NAME",
+		.offset = offsetof(struct vgpu_show_opts, dev),
+		.max_len = 63,
+	},
+	[VGPU_SHOW_STACK] = {
+		.keyword = "stack", .type = ARG_ENUM, .meta = "STACK",
+		.offset = offsetof(struct vgpu_show_opts, stack),
+		.enums = stk_kind_enums,
+	},
 	{ .keyword = NULL }
 };
+
 
 static int vgpu_show(struct ctx *ctx, const void *o, uint64_t given)
 {
 	const struct vgpu_show_opts *opts = o;
+	bool stack = given & ARG_BIT(VGPU_SHOW_STACK);
+	bool others = !(given & ARG_BIT(VGPU_SHOW_GPU)) &&
+		      (!stack || opts->stack != STK_GPUVIRT);
+	bool ours = !(given & (ARG_BIT(VGPU_SHOW_VF) | ARG_BIT(VGPU_SHOW_DEV))) &&
+		    !ctx->sysfs_root && (!stack || opts->stack == STK_GPUVIRT);
+	struct stk_host h = { .n_devs = 0 };
+	struct stk_show sh = { .h = &h, .kind = stack ? (int)opts->stack : -1 };
+	const char *one = NULL;
 	struct nlmsghdr *nlh;
+	struct stk_dev *d;
 	int ret;
 
+	if (__builtin_popcountll(given & VGPU_SHOW_WHICH) > 1) {
+		err_print("give one of \"uuid\", \"gpu\", \"vf\" and \"dev\"");
+		fprintf(stderr, "Try \"gpuvirtctl vgpu help\".\n");
+		return EXIT_USAGE;
+	}
+	if (others) {
+		ret = stk_load(ctx, &h);
+		if (ret)
+			return ret;
+		if (given & ARG_BIT(VGPU_SHOW_UUID))
+			one = opts->uuid;
+		else if (given & ARG_BIT(VGPU_SHOW_VF))
+			one = opts->vf;
+		if (one) {
+			sh.vgpu = stk_find_vgpu(&h, one);
+			if (sh.vgpu) {
+				show_list("vgpu", stk_show_vgpus, &sh);
+				ret = EXIT_OK;
+				goto out;
+			}
+			if (!ours) {
+				err_print("no vGPU %s on the mdev or nvidia-vf stacks",
+					  one);
+				ret = EXIT_RUNTIME;
+				goto out;
+			}
+		}
+		if (given & ARG_BIT(VGPU_SHOW_DEV)) {
+			ret = stk_dev_arg(&h, opts->dev, &d);
+			if (ret)
+				goto out;
+			sh.dev = d;
+		}
+	}
+	if (!ours) {
+		show_list("vgpu", stk_show_vgpus, &sh);
+		ret = EXIT_OK;
+		goto out;
+	}
+
 	ret = ctx_nl(ctx);
-	if (ret)
-		return ret;
-
-	if (given & ARG_BIT(VGPU_SHOW_UUID))
-		return vgpu_show_one(ctx, opts->uuid);
-
+	if (ret) {
+		if (others && !one && stk_count(&sh, STK_VGPUS)) {
+			show_list("vgpu", stk_show_vgpus, &sh);
+			ret = EXIT_OK;
+		}
+		goto out;
+	}
+	if (given & ARG_BIT(VGPU_SHOW_UUID)) {
+		ret = vgpu_show_one(ctx, opts->uuid);
+		goto out;
+	}
 	nlh = nl_msg_start(ctx->nl, GPUVIRT_CMD_VGPU_GET, NLM_F_DUMP);
 	if (given & ARG_BIT(VGPU_SHOW_GPU))
 		mnl_attr_put_u32(nlh, GPUVIRT_A_VGPU_GPU_ID, opts->gpu);
-	return show_exchange(ctx, "vgpu", vgpu_print, &vgpu_names);
+	ret = show_exchange_more(ctx, "vgpu", vgpu_print_stack, &vgpu_names,
+				 others ? stk_show_vgpus : NULL, &sh);
+out:
+	stk_free(&h);
+	return ret;
 }
 
 /* Scheduling parameters, shared by "add" and "set" ------------------------ */
@@ -230,7 +330,7 @@ static int vgpu_params_set(struct ctx *ctx, const char *uuid,
 
 enum {
 	VGPU_ADD_GPU, VGPU_ADD_TYPE, VGPU_ADD_UUID, VGPU_ADD_WEIGHT,
-	VGPU_ADD_MIN, VGPU_ADD_MAX, VGPU_ADD_GI,
+	VGPU_ADD_MIN, VGPU_ADD_MAX, VGPU_ADD_GI, VGPU_ADD_DEV, VGPU_ADD_VF,
 };
 
 struct vgpu_add_opts {
@@ -239,18 +339,20 @@ struct vgpu_add_opts {
 	char uuid[UNITS_UUID_LEN];
 	uint32_t weight, min, max;
 	uint32_t gi;
+	const char *dev;
+	const char *vf;
 };
 
 static const struct arg_spec vgpu_add_args[] = {
 	[VGPU_ADD_GPU] = {
 		.keyword = "gpu", .type = ARG_U32, .meta = "ID",
 		.offset = offsetof(struct vgpu_add_opts, gpu),
-		.flags = ARG_REQUIRED,
+		.excludes = ARG_BIT(VGPU_ADD_DEV),
 	},
 	[VGPU_ADD_TYPE] = {
 		.keyword = "type", .type = ARG_STRING, .meta = "NAME",
 		.offset = offsetof(struct vgpu_add_opts, type),
-		.flags = ARG_REQUIRED, .max_len = 23,
+		.flags = ARG_REQUIRED, .max_len = 95,
 	},
 	[VGPU_ADD_UUID] = {
 		.keyword = "uuid", .type = ARG_UUID, .meta = "UUID",
@@ -263,8 +365,162 @@ static const struct arg_spec vgpu_add_args[] = {
 		.keyword = "gi", .type = ARG_U32, .meta = "GI",
 		.offset = offsetof(struct vgpu_add_opts, gi),
 	},
+	[VGPU_ADD_DEV] = {
+		.keyword = "dev", .type = ARG_STRING, .meta = "NAME",
+		.offset = offsetof(struct vgpu_add_opts, dev),
+		.max_len = 63,
+	},
+	[VGPU_ADD_VF] = {
+		.keyword = "vf", .type = ARG_STRING, .meta = "BDF",
+		.offset = offsetof(struct vgpu_add_opts, vf),
+		.max_len = 15, .needs = ARG_BIT(VGPU_ADD_DEV),
+		.excludes = ARG_BIT(VGPU_ADD_UUID),
+	},
 	{ .keyword = NULL }
 };
+
+/* What only gpuvirt offers, by keyword, for the refusals on other stacks. */
+static const struct {
+	unsigned int arg;
+	const char *keyword;
+} vgpu_add_ours_only[] = {
+	{ VGPU_ADD_WEIGHT, "weight" },
+	{ VGPU_ADD_MIN, "min" },
+	{ VGPU_ADD_MAX, "max" },
+	{ VGPU_ADD_GI, "gi" },
+};
+
+/* vgpu add dev NAME: a vGPU on another stack. */
+static int vgpu_add_other(struct ctx *ctx, const struct vgpu_add_opts *opts,
+			  uint64_t given)
+{
+	struct stk_host h = { .n_devs = 0 };
+	struct stk_vgpu made = { .gi = -1, .placement = -1 };
+	struct stk_dev *targets[64], *d = NULL;
+	char err[2048], uuid[UNITS_UUID_LEN];
+	const struct stk_type *t = NULL;
+	const char *stack;
+	unsigned int n, i;
+	int ret, idx;
+
+	ret = stk_load(ctx, &h);
+	if (ret)
+		return ret;
+	n = stk_targets(&h, opts->dev, targets, 64);
+	if (!n) {
+		ret = stk_dev_arg(&h, opts->dev, &d);
+		if (!ret) {
+			err_print("%s offers no vGPU types", opts->dev);
+			ret = EXIT_RUNTIME;
+		}
+		goto out;
+	}
+	stack = stk_kind_name(targets[0]->kind);
+	for (i = 0; i < sizeof(vgpu_add_ours_only) / sizeof(vgpu_add_ours_only[0]); i++) {
+		if (given & ARG_BIT(vgpu_add_ours_only[i].arg)) {
+			err_print("\"%s\" is not offered by this stack (%s)",
+				  vgpu_add_ours_only[i].keyword, stack);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (targets[0]->kind == STK_SRIOV) {
+		err_print("vGPUs are not offered by this stack (sriov): %s has plain VFs, which \"gpuvirtctl pt\" assigns whole",
+			  targets[0]->name);
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	if (targets[0]->kind == STK_NVVF && (given & ARG_BIT(VGPU_ADD_UUID))) {
+		err_print("\"uuid\" is not offered by this stack (nvidia-vf): its vGPUs are named by their VF's PCI address");
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (targets[0]->kind == STK_MDEV && (given & ARG_BIT(VGPU_ADD_VF))) {
+		err_print("\"vf\" is not offered by this stack (mdev)");
+		ret = EXIT_USAGE;
+		goto out;
+	}
+
+	/* the type by its name on the first parent, then a parent with room */
+	idx = stk_match_type(targets[0], opts->type, err, sizeof(err));
+	if (idx < 0) {
+		err_print("%s", err);
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	for (i = 0; i < n && !d; i++) {
+		const struct stk_type *ti = NULL;
+		unsigned int j;
+
+		for (j = 0; j < targets[i]->n_types; j++)
+			if (!strcmp(targets[i]->types[j].id,
+				    targets[0]->types[idx].id))
+				ti = &targets[i]->types[j];
+		/* nvidia-vf: stk_nvvf_create() looks for the free VF */
+		if (ti && (ti->available != 0 ||
+			   targets[i]->kind == STK_NVVF)) {
+			d = targets[i];
+			t = ti;
+		}
+	}
+	if (!d) {
+		err_print("no room for a vGPU of type \"%s\" (%s) on %s: available_instances is 0",
+			  targets[0]->types[idx].name, targets[0]->types[idx].id,
+			  opts->dev);
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+
+	made.kind = d->kind;
+	stk_copy(made.dev, sizeof(made.dev), d->name);
+	stk_copy(made.type_id, sizeof(made.type_id), t->id);
+	stk_copy(made.type_name, sizeof(made.type_name), t->name);
+	if (d->kind == STK_NVVF) {
+		char bdf[STK_BDF_LEN], vf[PT_BDF_LEN];
+
+		if ((given & ARG_BIT(VGPU_ADD_VF)) &&
+		    pt_bdf_parse(opts->vf, vf, err, sizeof(err))) {
+			err_print("\"vf\": %s", err);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		if (stk_nvvf_create(&h, d, t,
+				    (given & ARG_BIT(VGPU_ADD_VF)) ? vf : NULL,
+				    bdf, err, sizeof(err))) {
+			err_print("%s", err);
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+		stk_copy(made.handle, sizeof(made.handle), bdf);
+	} else {
+		if (given & ARG_BIT(VGPU_ADD_UUID)) {
+			memcpy(uuid, opts->uuid, sizeof(uuid));
+		} else {
+			ret = sysfs_random_uuid(uuid);
+			if (ret) {
+				err_print("cannot make a UUID: /dev/urandom: %s",
+					  strerror(-ret));
+				ret = EXIT_RUNTIME;
+				goto out;
+			}
+		}
+		if (stk_mdev_create(&h, d, t, uuid, err, sizeof(err))) {
+			err_print("%s", err);
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+		stk_copy(made.handle, sizeof(made.handle), uuid);
+	}
+	pr_open_object(NULL);
+	pr_open_array("vgpu");
+	stk_print_vgpu(&made);
+	pr_close_array();
+	pr_close_object();
+	ret = EXIT_OK;
+out:
+	stk_free(&h);
+	return ret;
+}
 
 const char *vgpu_create_hint(int err)
 {
@@ -292,6 +548,18 @@ static int vgpu_add(struct ctx *ctx, const void *o, uint64_t given)
 	char uuid[UNITS_UUID_LEN], gpu[64] = "", dir[512];
 	struct nlmsghdr *nlh;
 	int ret, err;
+
+	if (given & ARG_BIT(VGPU_ADD_DEV))
+		return vgpu_add_other(ctx, opts, given);
+	if (!(given & ARG_BIT(VGPU_ADD_GPU))) {
+		err_print("missing argument \"gpu\" (or \"dev\" for another stack's device)");
+		fprintf(stderr, "Try \"gpuvirtctl vgpu help\".\n");
+		return EXIT_USAGE;
+	}
+	if (strlen(opts->type) > 23) {
+		err_print("\"type\" of a gpuvirt vGPU is at most 23 characters");
+		return EXIT_USAGE;
+	}
 
 	ret = ctx_nl(ctx);
 	if (ret)
@@ -406,20 +674,63 @@ static int vgpu_set(struct ctx *ctx, const void *o, uint64_t given)
 
 /* vgpu del ---------------------------------------------------------------- */
 
-enum { VGPU_DEL_UUID };
+enum { VGPU_DEL_UUID, VGPU_DEL_VF };
 
 struct vgpu_del_opts {
 	char uuid[UNITS_UUID_LEN];
+	const char *vf;
 };
 
 static const struct arg_spec vgpu_del_args[] = {
 	[VGPU_DEL_UUID] = {
 		.keyword = "uuid", .type = ARG_UUID, .meta = "UUID",
 		.offset = offsetof(struct vgpu_del_opts, uuid),
-		.flags = ARG_REQUIRED,
+		.excludes = ARG_BIT(VGPU_DEL_VF),
+	},
+	[VGPU_DEL_VF] = {
+		.keyword = "vf", .type = ARG_STRING, .meta = "BDF",
+		.offset = offsetof(struct vgpu_del_opts, vf),
+		.max_len = 15,
 	},
 	{ .keyword = NULL }
 };
+
+/*
+ * A vGPU of another stack: -1 if @handle is none, else an exit status
+ * having removed it or said why not.
+ */
+static int vgpu_del_other(struct ctx *ctx, const char *handle, bool vf)
+{
+	struct stk_host h = { .n_devs = 0 };
+	const struct stk_vgpu *v;
+	char err[1024];
+	int ret;
+
+	ret = stk_load(ctx, &h);
+	if (ret)
+		return ret;
+	v = stk_find_vgpu(&h, handle);
+	if (!v) {
+		ret = -1;
+		if (vf || ctx->sysfs_root) {
+			err_print(vf ? "no vGPU on VF %s (its current_vgpu_type is 0, or it has no NVIDIA vGPU files)" :
+				  "no vGPU with UUID %s", handle);
+			ret = EXIT_RUNTIME;
+		}
+		goto out;
+	}
+	if (v->kind == STK_NVVF)
+		ret = stk_nvvf_remove(&h, v, err, sizeof(err));
+	else
+		ret = stk_mdev_remove(&h, v, err, sizeof(err));
+	if (ret) {
+		err_print("%s", err);
+		ret = EXIT_RUNTIME;
+	}
+out:
+	stk_free(&h);
+	return ret;
+}
 
 static int vgpu_del(struct ctx *ctx, const void *o, uint64_t given)
 {
@@ -427,7 +738,17 @@ static int vgpu_del(struct ctx *ctx, const void *o, uint64_t given)
 	struct nlmsghdr *nlh;
 	int ret, err;
 
-	(void)given;
+	if (given & ARG_BIT(VGPU_DEL_VF))
+		return vgpu_del_other(ctx, opts->vf, true);
+	if (!(given & ARG_BIT(VGPU_DEL_UUID))) {
+		err_print("missing argument \"uuid\" (or \"vf\" for an nvidia-vf vGPU)");
+		fprintf(stderr, "Try \"gpuvirtctl vgpu help\".\n");
+		return EXIT_USAGE;
+	}
+	ret = vgpu_del_other(ctx, opts->uuid, false);
+	if (ret >= 0)
+		return ret;
+
 	ret = ctx_nl(ctx);
 	if (ret)
 		return ret;

@@ -188,6 +188,25 @@ BAD(vgpu_no_type, ONE_VGPU("        weight: 3\n"),
     "t.yaml:4:9: a vGPU needs \"type\"");
 BAD(vgpu_no_uuid, "gpus:\n  - id: 0\n    vgpus:\n      - type: H200-35C\n",
     "t.yaml:4:9: a vGPU needs \"uuid\"");
+/* Another stack's devices ("device" instead of "id"). */
+BAD(dev_and_id, "gpus:\n  - id: 0\n    device: mtty\n",
+    "t.yaml:2:5: a GPU is named by \"id\" (gpuvirt) or by \"device\" (another stack), not both");
+BAD(dev_unknown_key, "gpus:\n  - device: mtty\n    numa: 1\n",
+    "t.yaml:3:5: unknown key \"numa\" in a device (expected device, vfs, vgpus, vgpu-mode, sched, mig)");
+BAD(dev_vgpu_neither, "gpus:\n  - device: mtty\n    vgpus:\n      - type: mtty-2\n",
+    "t.yaml:4:9: a vGPU of device mtty needs \"uuid\" (mdev) or \"vf\" (nvidia-vf)");
+BAD(dev_vgpu_both, "gpus:\n  - device: 41:00.0\n    vgpus:\n"
+    "      - {uuid: " U1 ", vf: 41:00.4, type: H100-4C}\n",
+    "t.yaml:4:9: a vGPU of device 0000:41:00.0 takes \"uuid\" (mdev) or \"vf\" (nvidia-vf), not both");
+BAD(dev_bad_name, "gpus:\n  - device: ../mtty\n",
+    "t.yaml:2:13: \"device\" expects a PCI address or a device name of 1 to 63 characters of letters, digits and '-', '_', '.', ':', got \"../mtty\"");
+BAD(dev_bad_bdf, "gpus:\n  - device: 0000:41:20.0\n",
+    "t.yaml:2:13: \"device\" expects a PCI address DDDD:BB:DD.F (as 0000:01:00.0; device 00 to 1f, function 0 to 7), got \"0000:41:20.0\"");
+BAD(dev_twice, "gpus:\n  - device: 41:00.0\n  - device: 0000:41:00.0\n",
+    "t.yaml:3:5: device 0000:41:00.0 is listed twice (first on line 2)");
+BAD(dev_vf_twice, "gpus:\n  - device: 41:00.0\n    vgpus:\n"
+    "      - {vf: 41:00.4, type: H100-4C}\n      - {vf: 0000:41:00.4, type: H100-5C}\n",
+    "t.yaml:5:9: vGPU 0000:41:00.4 is listed twice (first on line 4)");
 BAD(sim_no_model, "simulated-gpus:\n  - id: 0\n",
     "t.yaml:2:5: a simulated GPU needs \"model\"");
 BAD(custom_no_vram, "simulated-gpus:\n  - {id: 1, model: custom, engines: 4}\n",
@@ -617,6 +636,52 @@ TEST(mixed_types)
 }
 
 /* passthrough: defaults, canonical addresses, YAML and JSON. */
+/* Devices of other stacks next to a GPU of ours, in one file. */
+TEST(devices)
+{
+	static const char text[] =
+		"gpus:\n"
+		"  - id: 0\n"
+		"    vgpus:\n"
+		"      - {uuid: " U1 ", type: H200-35C}\n"
+		"  - device: \"41:00.0\"\n"
+		"    sched: {policy: weighted}\n"
+		"    vgpus:\n"
+		"      - vf: 0000:41:00.4\n"
+		"        type: NVIDIA H100-4C\n"
+		"  - device: mtty\n"
+		"    vgpus:\n"
+		"      - uuid: 7d2f0001-0000-4000-8000-000000000001\n"
+		"        type: mtty-2\n"
+		"        weight: 3\n";
+	const struct config_dev *d;
+	struct config cfg;
+	char err[512];
+
+	ASSERT_EQ(0, parse(text, &cfg, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(1U, cfg.n_gpus);
+	ASSERT_EQ(2U, cfg.n_devs);
+	d = &cfg.devs[0];
+	EXPECT_STREQ("0000:41:00.0", d->device);
+	EXPECT_STREQ("sched", d->ours_only);
+	EXPECT_EQ(5U, d->line);
+	ASSERT_EQ(1U, d->n_vgpus);
+	EXPECT_TRUE(d->vgpus[0].has_vf);
+	EXPECT_FALSE(d->vgpus[0].has_uuid);
+	EXPECT_STREQ("0000:41:00.4", d->vgpus[0].vf);
+	EXPECT_STREQ("NVIDIA H100-4C", d->vgpus[0].type);
+	EXPECT_EQ(NULL, d->vgpus[0].ours_only);
+	d = &cfg.devs[1];
+	EXPECT_STREQ("mtty", d->device);
+	EXPECT_EQ(NULL, d->ours_only);
+	ASSERT_EQ(1U, d->n_vgpus);
+	EXPECT_TRUE(d->vgpus[0].has_uuid);
+	EXPECT_STREQ("7d2f0001-0000-4000-8000-000000000001", d->vgpus[0].uuid);
+	EXPECT_STREQ("weight", d->vgpus[0].ours_only);
+	EXPECT_EQ(12U, d->vgpus[0].line);
+	config_free(&cfg);
+}
+
 TEST(passthrough)
 {
 	static const char text[] =

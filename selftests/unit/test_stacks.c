@@ -1,0 +1,806 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of gpuvirtctl on the host's other vGPU stacks (user/stacks.c,
+ * stack_mdev.c, stack_nvvf.c and the commands over them), on fake sysfs
+ * trees built at run time by fixtures/stacks/mktree.sh from the
+ * descriptions in fixtures/stacks/<name>.stk, each naming the public
+ * source of its layout.
+ *
+ * Discovery is checked through stk_scan() on the tree. The commands that
+ * write ("vgpu add", "vgpu del") run as the real gpuvirtctl binary with
+ * --sysfs-root on a fresh tree in a temporary directory; the tests then
+ * read what it wrote into the tree's create, remove and
+ * current_vgpu_type files, and that every other file stayed as it was.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#include "stacks.h"
+
+#ifndef STK_FIXTURES
+#error "STK_FIXTURES: the directory of the fixture descriptions"
+#endif
+#ifndef GPUVIRTCTL
+#error "GPUVIRTCTL: the gpuvirtctl binary under test"
+#endif
+
+#define H100_PF	"0000:41:00.0"
+#define VF(x)	"/sys/bus/pci/devices/0000:41:" x "/nvidia/current_vgpu_type"
+#define A100_T(vf, t) "/sys/class/mdev_bus/0000:81:00." vf "/mdev_supported_types/" t "/create"
+#define GVT_T(t) "/sys/class/mdev_bus/0000:00:02.0/mdev_supported_types/" t "/create"
+#define A100_VGPU "6f1c0a2e-0000-4000-8000-00000000a100"
+#define GVT_VGPU "4b5a2f1e-0000-4000-8000-0000000091e0"
+
+FIXTURE(host) {
+	char root[PATH_MAX];
+	struct stk_host h;
+	char err[1024];
+	char out[8192], errout[8192];
+	int rc;
+};
+
+FIXTURE_SETUP(host)
+{
+	snprintf(self->root, sizeof(self->root), "%s/gv-stk.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	ASSERT_NE(NULL, mkdtemp(self->root));
+	memset(&self->h, 0, sizeof(self->h));
+}
+
+FIXTURE_TEARDOWN(host)
+{
+	char cmd[PATH_MAX + 16];
+
+	stk_free(&self->h);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", self->root);
+	if (system(cmd))
+		TH_LOG("could not remove %s", self->root);
+}
+
+/* Add fixture @name to the tree at @root. */
+static int build(const char *root, const char *name)
+{
+	char cmd[3 * PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "'%s/mktree.sh' '%s/%s.stk' '%s'",
+		 STK_FIXTURES, STK_FIXTURES, name, root);
+	return system(cmd);
+}
+
+/* A host with every fixture: each stack next to the others. */
+static int build_all(const char *root)
+{
+	static const char *const all[] = {
+		"h100-nvvf", "a100-mdev", "gvtg", "sriov", "ours",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (build(root, all[i]))
+			return -1;
+	return 0;
+}
+
+/* The whole content of @root/@rel, or "<missing>". */
+static const char *slurp(const char *root, const char *rel, char *buf,
+			 size_t len)
+{
+	char path[2 * PATH_MAX];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	f = fopen(path, "r");
+	if (!f)
+		return "<missing>";
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Run gpuvirtctl --sysfs-root ROOT @args; stdout, stderr, exit status. */
+static void run(struct _test_data_host *self, const char *args)
+{
+	char cmd[4 * PATH_MAX], path[2 * PATH_MAX];
+	int st;
+
+	snprintf(cmd, sizeof(cmd),
+		 "'%s' --sysfs-root '%s' %s >'%s/.out' 2>'%s/.err'",
+		 GPUVIRTCTL, self->root, args, self->root, self->root);
+	st = system(cmd);
+	self->rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	slurp(self->root, "/.out", self->out, sizeof(self->out));
+	slurp(self->root, "/.err", self->errout, sizeof(self->errout));
+	snprintf(path, sizeof(path), "%s/.out", self->root);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/.err", self->root);
+	unlink(path);
+}
+
+#define RUN(args) run(self, args)
+#define FILE_IS(rel, want)						\
+	do {								\
+		char b_[256];						\
+		EXPECT_STREQ(want, slurp(self->root, rel, b_, sizeof(b_))); \
+	} while (0)
+
+static const struct stk_dev *dev(const struct stk_host *h, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < h->n_devs; i++)
+		if (!strcmp(h->devs[i].name, name))
+			return &h->devs[i];
+	return NULL;
+}
+
+/* Discovery ------------------------------------------------------------------ */
+
+TEST_F(host, h100_nvidia_vf)
+{
+	const struct stk_dev *d;
+	const struct stk_vgpu *g;
+
+	ASSERT_EQ(0, build(self->root, "h100-nvvf"));
+	ASSERT_EQ(0, stk_scan(self->root, &self->h, self->err, sizeof(self->err)));
+	ASSERT_EQ(1U, self->h.n_devs);
+	d = &self->h.devs[0];
+	EXPECT_EQ(STK_NVVF, (int)d->kind);
+	EXPECT_STREQ(H100_PF, d->name);
+	EXPECT_STREQ("nvidia", d->driver);
+	EXPECT_EQ(5, d->numvfs);
+	EXPECT_EQ(32, d->totalvfs);
+	ASSERT_EQ(5U, d->n_vfs);
+	EXPECT_STREQ("0000:41:00.4", d->vfs[0].bdf);
+	EXPECT_EQ(0U, d->vfs[0].current);
+	EXPECT_EQ(5U, d->vfs[0].n_creatable);
+	EXPECT_EQ(1065U, d->vfs[1].current);
+	EXPECT_EQ(1060U, d->vfs[2].current);
+	EXPECT_EQ(3, d->vfs[2].gi);
+	EXPECT_EQ(0, d->vfs[2].placement);
+	EXPECT_EQ(-1, d->vfs[1].gi);
+	EXPECT_FALSE(d->vfs[1].in_use);
+	EXPECT_TRUE(d->vfs[3].in_use);
+	EXPECT_STREQ("0000:41:01.0", d->vfs[4].bdf);
+
+	/* the header is no type; names after the separator */
+	ASSERT_EQ(5U, d->n_types);
+	EXPECT_STREQ("1060", d->types[0].id);
+	EXPECT_STREQ("NVIDIA H100-1-10C", d->types[0].name);
+	EXPECT_STREQ("1065", d->types[2].id);
+	EXPECT_STREQ("NVIDIA H100-4C", d->types[2].name);
+	EXPECT_STREQ("1068", d->types[4].id);
+	/* free VFs listing it: 00.4 (all types) and 01.0 (time-sliced) */
+	EXPECT_EQ(1, d->types[0].available);
+	EXPECT_EQ(2, d->types[2].available);
+	EXPECT_EQ(2, d->types[4].available);
+
+	ASSERT_EQ(3U, self->h.n_vgpus);
+	g = stk_find_vgpu(&self->h, "41:00.6");
+	ASSERT_NE(NULL, g);
+	EXPECT_EQ(STK_NVVF, (int)g->kind);
+	EXPECT_STREQ(H100_PF, g->dev);
+	EXPECT_STREQ("1060", g->type_id);
+	EXPECT_STREQ("NVIDIA H100-1-10C", g->type_name);
+	EXPECT_EQ(3, g->gi);
+	g = stk_find_vgpu(&self->h, "0000:41:00.7");
+	ASSERT_NE(NULL, g);
+	EXPECT_TRUE(g->in_use);
+	EXPECT_EQ(NULL, stk_find_vgpu(&self->h, "0000:41:00.4"));
+}
+
+TEST_F(host, a100_vfs_are_mdev_parents)
+{
+	const struct stk_dev *d;
+	struct stk_dev *t[4];
+
+	ASSERT_EQ(0, build(self->root, "a100-mdev"));
+	ASSERT_EQ(0, stk_scan(self->root, &self->h, self->err, sizeof(self->err)));
+	/* the PF is listed through its VFs, not as plain SR-IOV */
+	ASSERT_EQ(2U, self->h.n_devs);
+	EXPECT_EQ(NULL, dev(&self->h, "0000:81:00.0"));
+	d = dev(&self->h, "0000:81:00.4");
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(STK_MDEV, (int)d->kind);
+	EXPECT_STREQ("0000:81:00.0", d->pf);
+	ASSERT_EQ(3U, d->n_types);
+	EXPECT_STREQ("nvidia-558", d->types[0].id);
+	EXPECT_STREQ("GRID A100-4C", d->types[0].name);
+	EXPECT_STREQ("vfio-pci", d->types[0].device_api);
+	EXPECT_EQ(1, d->types[0].available);
+	EXPECT_STREQ("nvidia-700", d->types[2].id);
+	EXPECT_NE(NULL, strstr(d->types[0].description, "framebuffer=4096M"));
+	d = dev(&self->h, "0000:81:00.5");
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(0, d->types[0].available);
+
+	ASSERT_EQ(1U, self->h.n_vgpus);
+	EXPECT_STREQ(A100_VGPU, self->h.vgpus[0].handle);
+	EXPECT_STREQ("0000:81:00.5", self->h.vgpus[0].dev);
+	EXPECT_STREQ("nvidia-558", self->h.vgpus[0].type_id);
+	EXPECT_STREQ("GRID A100-4C", self->h.vgpus[0].type_name);
+	EXPECT_FALSE(self->h.vgpus[0].in_use);
+
+	/* "dev PF" stands for its VF parents */
+	EXPECT_EQ(2U, stk_targets(&self->h, "81:00.0", t, 4));
+}
+
+TEST_F(host, gvtg_parent)
+{
+	const struct stk_dev *d;
+
+	ASSERT_EQ(0, build(self->root, "gvtg"));
+	ASSERT_EQ(0, stk_scan(self->root, &self->h, self->err, sizeof(self->err)));
+	ASSERT_EQ(1U, self->h.n_devs);
+	d = &self->h.devs[0];
+	EXPECT_EQ(STK_MDEV, (int)d->kind);
+	EXPECT_STREQ("0000:00:02.0", d->name);
+	EXPECT_STREQ("", d->pf);
+	EXPECT_EQ(-1, d->totalvfs);
+	ASSERT_EQ(4U, d->n_types);
+	EXPECT_STREQ("i915-GVTg_V5_1", d->types[0].id);
+	EXPECT_STREQ("i915-GVTg_V5_8", d->types[3].id);
+	EXPECT_EQ(6, d->types[3].available);
+	/* one "key: value" a line, joined */
+	EXPECT_STREQ("low_gm_size: 64MB, high_gm_size: 384MB, fence: 4, resolution: 1024x768, weight: 2",
+		     d->types[3].description);
+	ASSERT_EQ(1U, self->h.n_vgpus);
+	EXPECT_TRUE(self->h.vgpus[0].in_use);
+	EXPECT_STREQ("GVTg_V5_4", self->h.vgpus[0].type_name);
+}
+
+TEST_F(host, plain_sriov_gpu_not_nic)
+{
+	ASSERT_EQ(0, build(self->root, "sriov"));
+	ASSERT_EQ(0, stk_scan(self->root, &self->h, self->err, sizeof(self->err)));
+	ASSERT_EQ(1U, self->h.n_devs);
+	EXPECT_EQ(STK_SRIOV, (int)self->h.devs[0].kind);
+	EXPECT_STREQ("0000:c1:00.0", self->h.devs[0].name);
+	EXPECT_EQ(2, self->h.devs[0].numvfs);
+	EXPECT_EQ(31, self->h.devs[0].totalvfs);
+	EXPECT_EQ(0U, self->h.devs[0].n_types);
+	EXPECT_EQ(0U, self->h.n_vgpus);
+}
+
+TEST_F(host, mixed_host_leaves_ours_to_netlink)
+{
+	ASSERT_EQ(0, build_all(self->root));
+	ASSERT_EQ(0, stk_scan(self->root, &self->h, self->err, sizeof(self->err)));
+	/* GVT-g, two A100 VFs, the H100, the Flex; not sim0 */
+	EXPECT_EQ(5U, self->h.n_devs);
+	EXPECT_EQ(NULL, dev(&self->h, "sim0"));
+	EXPECT_EQ(5U, self->h.n_vgpus);
+
+	RUN("gpu show");
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_NE(NULL, strstr(self->out,
+		"stack nvidia-vf dev 0000:41:00.0 driver nvidia vfs 5 total-vfs 32 free-vfs 2 types 5 vgpus 3\n"));
+	EXPECT_NE(NULL, strstr(self->out,
+		"stack mdev dev 0000:81:00.4 pf 0000:81:00.0 driver nvidia types 3 vgpus 0\n"));
+	EXPECT_NE(NULL, strstr(self->out,
+		"stack mdev dev 0000:00:02.0 driver i915 types 4 vgpus 1\n"));
+	EXPECT_NE(NULL, strstr(self->out,
+		"stack sriov dev 0000:c1:00.0 driver i915 vfs 2 total-vfs 31\n"));
+	EXPECT_EQ(NULL, strstr(self->out, "sim0"));
+
+	RUN("-j gpu show stack sriov");
+	EXPECT_EQ(0, self->rc);
+	EXPECT_STREQ("{\"gpu\":[{\"stack\":\"sriov\",\"dev\":\"0000:c1:00.0\",\"driver\":\"i915\",\"vfs\":2,\"total-vfs\":31}]}\n",
+		     self->out);
+
+	RUN("type show dev 0000:81:00.0 name A100-1-5C");
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("stack mdev dev 0000:81:00.4 type nvidia-700 available 1 api vfio-pci name \"GRID A100-1-5C\" description num_heads=1, frl_config=60, framebuffer=4864M, max_resolution=4096x2160, max_instance=7\n",
+		     self->out);
+
+	RUN("-j vgpu show vf 41:00.6");
+	EXPECT_EQ(0, self->rc);
+	EXPECT_STREQ("{\"vgpu\":[{\"vf\":\"0000:41:00.6\",\"stack\":\"nvidia-vf\",\"dev\":\"0000:41:00.0\",\"type-id\":\"1060\",\"gi\":3,\"placement\":0,\"open\":false,\"type\":\"NVIDIA H100-1-10C\"}]}\n",
+		     self->out);
+
+	RUN("vgpu add dev sim0 type H200-35C");
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "\"sim0\" is one of gpuvirt's GPUs: name it by \"gpu ID\""))
+		TH_LOG("%s", self->errout);
+	RUN("gpu show dev 0000:99:00.0");
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "no vGPU-capable device \"0000:99:00.0\""));
+}
+
+/* Type names ------------------------------------------------------------------ */
+
+FIXTURE(match) {
+	struct stk_host h;
+	char root[PATH_MAX];
+	char err[2048];
+};
+
+FIXTURE_VARIANT(match) {
+	const char *dev;
+	const char *want;
+	const char *id;		/* NULL: refused */
+	int err;
+	const char *msg;
+};
+
+#define MATCH(n, d, w, i) \
+	FIXTURE_VARIANT_ADD(match, n) { .dev = d, .want = w, .id = i }
+#define NOMATCH(n, d, w, e, m) \
+	FIXTURE_VARIANT_ADD(match, n) { .dev = d, .want = w, .err = e, .msg = m }
+
+MATCH(h100_short, H100_PF, "H100-4C", "1065");
+MATCH(h100_full, H100_PF, "NVIDIA H100-4C", "1065");
+MATCH(h100_number, H100_PF, "1068", "1068");
+MATCH(h100_mig, H100_PF, "H100-1-10C", "1060");
+MATCH(a100_mig, "0000:81:00.4", "A100-1-5C", "nvidia-700");
+MATCH(a100_grid, "0000:81:00.4", "GRID A100-4C", "nvidia-558");
+MATCH(a100_dir, "0000:81:00.4", "nvidia-559", "nvidia-559");
+MATCH(gvt_name, "0000:00:02.0", "GVTg_V5_4", "i915-GVTg_V5_4");
+MATCH(gvt_suffix, "0000:00:02.0", "V5_8", "i915-GVTg_V5_8");
+NOMATCH(h100_unknown, H100_PF, "H100-3C", -ENOENT,
+	"no type \"H100-3C\" on 0000:41:00.0 (nvidia-vf); the types: \"NVIDIA H100-1-10C\" (1060), \"NVIDIA H100-2-20C\" (1061), \"NVIDIA H100-4C\" (1065)");
+NOMATCH(a100_other_gpu, "0000:81:00.4", "T4-1Q", -ENOENT, "\"GRID A100-4C\" (nvidia-558)");
+NOMATCH(case_matters, H100_PF, "h100-4c", -ENOENT, "no type \"h100-4c\"");
+
+FIXTURE_SETUP(match)
+{
+	snprintf(self->root, sizeof(self->root), "%s/gv-stk.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	ASSERT_NE(NULL, mkdtemp(self->root));
+	ASSERT_EQ(0, build_all(self->root));
+	ASSERT_EQ(0, stk_scan(self->root, &self->h, self->err, sizeof(self->err)));
+}
+
+FIXTURE_TEARDOWN(match)
+{
+	char cmd[PATH_MAX + 16];
+
+	stk_free(&self->h);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", self->root);
+	if (system(cmd))
+		TH_LOG("could not remove %s", self->root);
+}
+
+TEST_F(match, type_name)
+{
+	const struct stk_dev *d = stk_find_dev(&self->h, variant->dev);
+	int idx;
+
+	ASSERT_NE(NULL, d);
+	idx = stk_match_type(d, variant->want, self->err, sizeof(self->err));
+	if (variant->id) {
+		ASSERT_LE(0, idx) TH_LOG("%s", self->err);
+		EXPECT_STREQ(variant->id, d->types[idx].id);
+	} else {
+		EXPECT_EQ(variant->err, idx);
+		EXPECT_NE(NULL, strstr(self->err, variant->msg))
+			TH_LOG("got: %s", self->err);
+	}
+}
+
+/* Two names that end alike: both are named, neither is taken. */
+TEST(match_ambiguous)
+{
+	struct stk_type types[] = {
+		{ .id = "nvidia-222", .name = "GRID T4-1Q" },
+		{ .id = "nvidia-322", .name = "NVIDIA T4-1Q" },
+	};
+	struct stk_dev d = {
+		.kind = STK_MDEV, .name = "0000:3b:00.0",
+		.types = types, .n_types = 2,
+	};
+	char err[512];
+
+	EXPECT_EQ(-EEXIST, stk_match_type(&d, "T4-1Q", err, sizeof(err)));
+	EXPECT_STREQ("type \"T4-1Q\" is ambiguous on 0000:3b:00.0 (mdev); the types: \"GRID T4-1Q\" (nvidia-222), \"NVIDIA T4-1Q\" (nvidia-322)",
+		     err);
+	/* the full name settles it */
+	EXPECT_EQ(0, stk_match_type(&d, "GRID T4-1Q", err, sizeof(err)));
+}
+
+/* Writes ---------------------------------------------------------------------- */
+
+TEST_F(host, nvvf_add_picks_a_free_vf_and_del_writes_zero)
+{
+	ASSERT_EQ(0, build_all(self->root));
+
+	RUN("vgpu add dev 41:00.0 type H100-4C");
+	ASSERT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("vf 0000:41:00.4 stack nvidia-vf dev 0000:41:00.0 type-id 1065 open false type \"NVIDIA H100-4C\"\n",
+		     self->out);
+	FILE_IS(VF("00.4"), "1065");
+	FILE_IS(VF("00.5"), "1065\n");
+	FILE_IS(VF("00.7"), "1065\n");
+	FILE_IS(VF("01.0"), "0\n");
+
+	/* 00.4 is taken now: the next one that lists the type */
+	RUN("-j vgpu add dev 0000:41:00.0 type 1066");
+	ASSERT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_NE(NULL, strstr(self->out, "\"vf\":\"0000:41:01.0\""));
+	FILE_IS(VF("01.0"), "1066");
+
+	/* none left */
+	RUN("vgpu add dev 41:00.0 type H100-10C");
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "no free VF of 0000:41:00.0 lists type \"NVIDIA H100-10C\""))
+		TH_LOG("%s", self->errout);
+
+	RUN("vgpu del vf 0000:41:00.5");
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	FILE_IS(VF("00.5"), "0");
+	FILE_IS(VF("00.6"), "1060\n");
+}
+
+TEST_F(host, nvvf_refusals_change_nothing)
+{
+	ASSERT_EQ(0, build_all(self->root));
+
+	RUN("vgpu add dev 41:00.0 type H100-4C weight 200");
+	EXPECT_EQ(2, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "\"weight\" is not offered by this stack (nvidia-vf)"));
+	RUN("vgpu add dev 41:00.0 type H100-4C gi 3");
+	EXPECT_EQ(2, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "\"gi\" is not offered by this stack (nvidia-vf)"));
+	RUN("vgpu add dev 41:00.0 type H100-4C uuid 11111111-2222-4333-8444-555555555555");
+	EXPECT_EQ(2, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "\"uuid\" is not offered by this stack (nvidia-vf)"));
+	RUN("vgpu add dev 41:00.0 type H100-3C");
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "the types: \"NVIDIA H100-1-10C\" (1060)"));
+	/* a VF asked for that does not list the type */
+	RUN("vgpu add dev 41:00.0 type H100-1-10C vf 41:01.0");
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "its creatable_vgpu_types does not list it"));
+	/* in use by a VMM */
+	RUN("vgpu del vf 41:00.7");
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "vGPU 0000:41:00.7 is in use"));
+	RUN("vgpu del vf 41:00.4");
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "no vGPU on VF 41:00.4"));
+
+	FILE_IS(VF("00.4"), "0\n");
+	FILE_IS(VF("00.5"), "1065\n");
+	FILE_IS(VF("00.6"), "1060\n");
+	FILE_IS(VF("00.7"), "1065\n");
+	FILE_IS(VF("01.0"), "0\n");
+}
+
+TEST_F(host, vendor_refusal_shows_errno_and_file)
+{
+	char want[4 * PATH_MAX];
+	FILE *f;
+	char path[PATH_MAX + 32];
+
+	ASSERT_EQ(0, build(self->root, "h100-nvvf"));
+	/* the vendor's store refuses: ENOSPC from a /dev/full link */
+	snprintf(path, sizeof(path), "%s/extra.stk", self->root);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fputs("refuse sys/devices/pci0000:00/0000:41:00.4/nvidia/current_vgpu_type\n", f);
+	fclose(f);
+	snprintf(want, sizeof(want), "'%s/mktree.sh' '%s' '%s'", STK_FIXTURES,
+		 path, self->root);
+	ASSERT_EQ(0, system(want));
+
+	RUN("vgpu add dev 41:00.0 type H100-2-20C");
+	EXPECT_EQ(1, self->rc);
+	snprintf(want, sizeof(want),
+		 "writing \"1061\" to %s/sys/bus/pci/devices/0000:41:00.4/nvidia/current_vgpu_type failed: No space left on device (ENOSPC)",
+		 self->root);
+	EXPECT_NE(NULL, strstr(self->errout, want)) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("", self->out);
+}
+
+TEST_F(host, mdev_add_on_a_vf_parent_and_del)
+{
+	ASSERT_EQ(0, build_all(self->root));
+
+	/* by the PF: the first VF parent with room */
+	RUN("vgpu add dev 0000:81:00.0 type A100-4C uuid 11111111-2222-4333-8444-555555555555");
+	ASSERT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("vgpu 11111111-2222-4333-8444-555555555555 stack mdev dev 0000:81:00.4 type-id nvidia-558 open false type \"GRID A100-4C\"\n",
+		     self->out);
+	FILE_IS(A100_T("4", "nvidia-558"), "11111111-2222-4333-8444-555555555555");
+	FILE_IS(A100_T("5", "nvidia-558"), "");
+	FILE_IS(A100_T("4", "nvidia-559"), "");
+
+	/* a random UUID when none is given */
+	RUN("-j vgpu add dev 0000:00:02.0 type V5_8");
+	ASSERT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	{
+		char b[256];
+		const char *c = slurp(self->root, GVT_T("i915-GVTg_V5_8"), b, sizeof(b));
+
+		EXPECT_EQ(36U, strlen(c));
+		EXPECT_NE(NULL, strstr(self->out, c));
+	}
+
+	RUN("vgpu del uuid " A100_VGPU);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	FILE_IS("/sys/bus/mdev/devices/" A100_VGPU "/remove", "1");
+}
+
+TEST_F(host, mdev_refusals_change_nothing)
+{
+	ASSERT_EQ(0, build_all(self->root));
+
+	RUN("vgpu add dev 0000:00:02.0 type V5_8 max 50");
+	EXPECT_EQ(2, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "\"max\" is not offered by this stack (mdev)"));
+	RUN("vgpu add dev 0000:00:02.0 type V5_8 vf 00:02.1");
+	EXPECT_EQ(2, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "\"vf\" is not offered by this stack (mdev)"));
+	RUN("vgpu add dev 0000:81:00.5 type A100-4C");
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "available_instances is 0"));
+	RUN("vgpu add dev 0000:c1:00.0 type anything");
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "vGPUs are not offered by this stack (sriov)"));
+	RUN("vgpu del uuid " GVT_VGPU);
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "is in use"));
+	RUN("vgpu del uuid 99999999-2222-4333-8444-555555555555");
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "no vGPU with UUID"));
+
+	FILE_IS("/sys/bus/mdev/devices/" GVT_VGPU "/remove", "");
+	FILE_IS(GVT_T("i915-GVTg_V5_8"), "");
+	FILE_IS(A100_T("5", "nvidia-558"), "");
+}
+
+/* apply and assert --------------------------------------------------------------- */
+
+/* Write @text to @root/@name. */
+static int put(const char *root, const char *name, const char *text)
+{
+	char path[PATH_MAX + 64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static const char mixed_yaml[] =
+	"gpus:\n"
+	"  - device: 0000:41:00.0\n"
+	"    vgpus:\n"
+	"      - vf: 0000:41:00.4\n"
+	"        type: H100-2-20C\n"
+	"      - vf: 41:00.5\n"
+	"        type: NVIDIA H100-4C\n"
+	"  - device: 0000:81:00.0\n"
+	"    vgpus:\n"
+	"      - uuid: 11111111-2222-4333-8444-555555555555\n"
+	"        type: A100-4C\n"
+	"      - uuid: " A100_VGPU "\n"
+	"        type: GRID A100-4C\n";
+
+TEST_F(host, apply_dry_run_assert_apply_then_nothing_to_do)
+{
+	char cmd[3 * PATH_MAX];
+
+	ASSERT_EQ(0, build_all(self->root));
+	ASSERT_EQ(0, put(self->root, "m.yaml", mixed_yaml));
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/m.yaml' --dry-run", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("+ vgpu 0000:41:00.4 type 1061 on device 0000:41:00.0 stack nvidia-vf\n"
+		     "+ vgpu 11111111-2222-4333-8444-555555555555 type nvidia-558 on device 0000:81:00.4 stack mdev\n",
+		     self->out);
+	FILE_IS(VF("00.4"), "0\n");
+	FILE_IS(A100_T("4", "nvidia-558"), "");
+
+	snprintf(cmd, sizeof(cmd), "assert -f '%s/m.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "differs from")) TH_LOG("%s", self->errout);
+
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/m.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	FILE_IS(VF("00.4"), "1061");
+	FILE_IS(VF("00.5"), "1065\n");
+	FILE_IS(A100_T("4", "nvidia-558"), "11111111-2222-4333-8444-555555555555");
+	FILE_IS(A100_T("5", "nvidia-558"), "");
+
+	/* the nvidia-vf part now holds: nothing to do for it */
+	ASSERT_EQ(0, put(self->root, "nv.yaml",
+			 "gpus:\n  - device: 0000:41:00.0\n    vgpus:\n"
+			 "      - vf: 0000:41:00.4\n        type: H100-2-20C\n"));
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/nv.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc);
+	EXPECT_STREQ("nothing to do\n", self->out);
+	snprintf(cmd, sizeof(cmd), "assert -f '%s/nv.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+}
+
+TEST_F(host, apply_refuses_the_whole_file)
+{
+	char cmd[3 * PATH_MAX];
+
+	ASSERT_EQ(0, build_all(self->root));
+	ASSERT_EQ(0, put(self->root, "b.yaml",
+		"gpus:\n"
+		"  - device: 0000:41:00.0\n"		/* 2 */
+		"    sched:\n"
+		"      policy: weighted\n"
+		"  - device: 0000:81:00.0\n"		/* 5 */
+		"    vgpus:\n"
+		"      - uuid: 33333333-2222-4333-8444-555555555555\n"	/* 7 */
+		"        type: A100-4C\n"
+		"        weight: 3\n"
+		"      - vf: 0000:81:00.4\n"		/* 10 */
+		"        type: A100-4C\n"
+		"      - uuid: " A100_VGPU "\n"	/* 12 */
+		"        type: A100-5C\n"
+		"  - device: 0000:c1:00.0\n"		/* 14 */
+		"    vgpus: [{uuid: 66666666-2222-4333-8444-555555555555, type: x}]\n"
+		"  - device: 0000:00:02.0\n"		/* 16 */
+		"    vgpus:\n"
+		"      - uuid: 44444444-2222-4333-8444-555555555555\n"	/* 18 */
+		"        type: GVTg_V5_3\n"
+		"  - device: 0000:41:00.0\n"));
+	ASSERT_EQ(0, put(self->root, "s.yaml",
+		"gpus:\n  - device: sim0\n    vgpus:\n"
+		"      - uuid: 55555555-2222-4333-8444-555555555555\n"
+		"        type: H200-35C\n"));
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/s.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "s.yaml:2: device sim0 is one of gpuvirt's GPUs: name it by \"id\""))
+		TH_LOG("%s", self->errout);
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/b.yaml'", self->root);
+	RUN(cmd);
+	/* a device listed twice is the file's own error */
+	EXPECT_EQ(2, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "b.yaml:20:5: device 0000:41:00.0 is listed twice (first on line 2)"))
+		TH_LOG("%s", self->errout);
+
+	ASSERT_EQ(0, put(self->root, "b2.yaml", ""));
+	snprintf(cmd, sizeof(cmd), "head -n 19 '%s/b.yaml' >'%s/b2.yaml'",
+		 self->root, self->root);
+	ASSERT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/b2.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "b2.yaml:2: \"sched\" is not offered by this stack (nvidia-vf)"));
+	EXPECT_NE(NULL, strstr(self->errout, "b2.yaml:7: \"weight\" is not offered by this stack (mdev)"));
+	EXPECT_NE(NULL, strstr(self->errout, "b2.yaml:10: \"vf\" is not offered by this stack (mdev)"));
+	EXPECT_NE(NULL, strstr(self->errout, "b2.yaml:12: vGPU " A100_VGPU " exists with type GRID A100-4C (nvidia-558), not A100-5C"));
+	EXPECT_NE(NULL, strstr(self->errout, "b2.yaml:14: device 0000:c1:00.0 has plain SR-IOV: vGPUs are not offered by this stack (sriov)"));
+	EXPECT_NE(NULL, strstr(self->errout, "b2.yaml:18: no type \"GVTg_V5_3\" on 0000:00:02.0 (mdev); the types: \"GVTg_V5_1\" (i915-GVTg_V5_1)"));
+	EXPECT_NE(NULL, strstr(self->errout, "nothing was changed"));
+	EXPECT_STREQ("", self->out);
+	FILE_IS(A100_T("4", "nvidia-558"), "");
+	FILE_IS(GVT_T("i915-GVTg_V5_8"), "");
+	FILE_IS(VF("00.4"), "0\n");
+}
+
+TEST_F(host, apply_undoes_in_reverse_when_the_vendor_refuses)
+{
+	char cmd[3 * PATH_MAX];
+
+	ASSERT_EQ(0, build_all(self->root));
+	ASSERT_EQ(0, put(self->root, "r.stk",
+		"refuse sys/devices/pci0000:00/0000:00:02.0/mdev_supported_types/i915-GVTg_V5_8/create\n"));
+	snprintf(cmd, sizeof(cmd), "'%s/mktree.sh' '%s/r.stk' '%s'",
+		 STK_FIXTURES, self->root, self->root);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, put(self->root, "u.yaml",
+		"gpus:\n"
+		"  - device: 0000:41:00.0\n"
+		"    vgpus:\n"
+		"      - vf: 0000:41:00.4\n"
+		"        type: H100-5C\n"
+		"      - vf: 0000:41:01.0\n"
+		"        type: H100-10C\n"
+		"  - device: 0000:00:02.0\n"
+		"    vgpus:\n"
+		"      - uuid: 44444444-2222-4333-8444-555555555555\n"
+		"        type: V5_8\n"));
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/u.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "step 3 of 3 failed (+ vgpu 44444444-2222-4333-8444-555555555555 type i915-GVTg_V5_8 on device 0000:00:02.0)"))
+		TH_LOG("%s", self->errout);
+	EXPECT_NE(NULL, strstr(self->errout, "i915-GVTg_V5_8/create failed: No space left on device (ENOSPC)"));
+	EXPECT_NE(NULL, strstr(self->errout, "nothing was changed"));
+	/* both VFs written, then written back to 0 */
+	FILE_IS(VF("00.4"), "0");
+	FILE_IS(VF("01.0"), "0");
+}
+
+TEST_F(host, apply_enables_vfs_once)
+{
+	char cmd[3 * PATH_MAX];
+
+	ASSERT_EQ(0, build_all(self->root));
+	ASSERT_EQ(0, build(self->root, "sriov-off"));
+	ASSERT_EQ(0, put(self->root, "v.yaml",
+		"gpus:\n"
+		"  - device: 61:00.0\n"
+		"    vfs: 4\n"
+		"  - device: 0000:41:00.0\n"
+		"    vfs: 5\n"));
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/v.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("~ device 0000:61:00.0 vfs 0 -> 4 stack sriov\n", self->out);
+	FILE_IS("/sys/bus/pci/devices/0000:61:00.0/sriov_numvfs", "4");
+	FILE_IS("/sys/bus/pci/devices/0000:41:00.0/sriov_numvfs", "5\n");
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("nothing to do\n", self->out);
+
+	/* another count only through 0; vGPUs of VFs this run enables */
+	ASSERT_EQ(0, put(self->root, "w.yaml",
+		"gpus:\n"
+		"  - device: 0000:41:00.0\n"
+		"    vfs: 6\n"
+		"  - device: 0000:c1:00.0\n"
+		"    vfs: 40\n"
+		"  - device: mtty\n"
+		"    vfs: 2\n"));
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/w.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "w.yaml:2: 0000:41:00.0 has 5 VFs, not 6: the kernel changes the count only through 0"))
+		TH_LOG("%s", self->errout);
+	EXPECT_NE(NULL, strstr(self->errout, "w.yaml:4: 0000:c1:00.0 has at most 31 VFs (sriov_totalvfs), not 40"));
+	EXPECT_NE(NULL, strstr(self->errout, "w.yaml:6: \"vfs\" is not offered by this stack (mdev)"));
+	FILE_IS("/sys/bus/pci/devices/0000:41:00.0/sriov_numvfs", "5\n");
+	FILE_IS("/sys/bus/pci/devices/0000:c1:00.0/sriov_numvfs", "2\n");
+}
+
+TEST_F(host, apply_prune_spares_what_is_in_use)
+{
+	char cmd[3 * PATH_MAX];
+
+	ASSERT_EQ(0, build_all(self->root));
+	/* 00.6 is not listed: pruned; 00.7 is listed (in use), kept as is */
+	ASSERT_EQ(0, put(self->root, "p.yaml",
+		"gpus:\n"
+		"  - device: 0000:41:00.0\n"
+		"    vgpus:\n"
+		"      - vf: 0000:41:00.5\n"
+		"        type: H100-4C\n"
+		"      - vf: 0000:41:00.7\n"
+		"        type: H100-4C\n"));
+	snprintf(cmd, sizeof(cmd), "apply --prune -f '%s/p.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("- vgpu 0000:41:00.6 type 1060 on device 0000:41:00.0 stack nvidia-vf\n",
+		     self->out);
+	FILE_IS(VF("00.6"), "0");
+	FILE_IS(VF("00.5"), "1065\n");
+	FILE_IS(VF("00.7"), "1065\n");
+
+	/* without 00.7 in the file, --prune would touch a VF in use: refused */
+	ASSERT_EQ(0, put(self->root, "p2.yaml",
+		"gpus:\n"
+		"  - device: 0000:41:00.0\n"
+		"    vgpus:\n"
+		"      - vf: 0000:41:00.5\n"
+		"        type: H100-4C\n"));
+	snprintf(cmd, sizeof(cmd), "apply --prune -f '%s/p2.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "vGPU 0000:41:00.7 of device 0000:41:00.0 is not in the file, but in use: not removed"));
+	FILE_IS(VF("00.7"), "1065\n");
+}
+
+TEST_HARNESS_MAIN
