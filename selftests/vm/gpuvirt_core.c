@@ -140,6 +140,23 @@ static int gpu_ids(struct nl *nl, uint32_t *mask)
 	return nl_talk(nl, nlh, gpu_ids_cb, mask);
 }
 
+static int count_cb(const struct nlmsghdr *nlh, void *data)
+{
+	(*(unsigned int *)data)++;
+	return MNL_CB_OK;
+}
+
+/* How many GPUs a whole gpu-get dump lists. */
+static int gpu_count(struct nl *nl, unsigned int *n)
+{
+	char buf[GV_NLBUF];
+	struct nlmsghdr *nlh = genl_req(nl, buf, nl->family, GPUVIRT_CMD_GPU_GET,
+					NLM_F_DUMP);
+
+	*n = 0;
+	return nl_talk(nl, nlh, count_cb, n);
+}
+
 /* Wait up to @ms for an eventfd to fire: 1, 0 on time-out, or -errno. */
 static int wait_efd(int fd, int ms)
 {
@@ -373,6 +390,54 @@ TEST_F_TIMEOUT(core, every_change_is_announced_once, 120)
 	ASSERT_EQ(0, gv_write(GV_SIM_BUS "/new_device", "1 a100-40gb"));
 	EXPECT_ONE(&ev, GPUVIRT_CMD_GPU_ADD_NTF, "GPU added");
 	nl_close(&ev.mon);
+}
+
+/*
+ * The GPU dump, read in small pieces while a GPU it has not reached yet
+ * goes away, is flagged NLM_F_DUMP_INTR, as every other dump is; the same
+ * dump unread by a change is whole and unflagged.
+ */
+TEST_F_TIMEOUT(core, gpu_dump_interrupted_by_a_change_is_flagged, 240)
+{
+	unsigned int i, rounds = 0, intr = 0;
+	char buf[GV_NLBUF], small[4096];
+	struct mnl_socket *sk;
+	struct nlmsghdr *nlh;
+	unsigned int count;
+	int n;
+
+	/* about 130 bytes a GPU: 100 take several rounds of 4 KiB */
+	for (i = 10; i < 110; i++) {
+		snprintf(buf, sizeof(buf), "%u custom 1G 1", i);
+		ASSERT_EQ(0, gv_write(GV_SIM_BUS "/new_device", buf));
+	}
+	ASSERT_EQ(0, gpu_count(&self->nl, &count));
+	EXPECT_EQ(102u, count);	/* and not -EINTR: nothing changed */
+
+	sk = mnl_socket_open(NETLINK_GENERIC);
+	ASSERT_NE(NULL, sk);
+	ASSERT_EQ(0, mnl_socket_bind(sk, 0, MNL_SOCKET_AUTOPID));
+	nlh = genl_req(&self->nl, buf, self->nl.family, GPUVIRT_CMD_GPU_GET,
+		       NLM_F_DUMP);
+	ASSERT_LT(0, mnl_socket_sendto(sk, nlh, nlh->nlmsg_len));
+	for (;;) {
+		n = mnl_socket_recvfrom(sk, small, sizeof(small));
+		ASSERT_LT(0, n);
+		if (++rounds == 1)
+			ASSERT_EQ(0, gv_write(GV_SIM_BUS "/del_device", "109"));
+		errno = 0;
+		n = mnl_cb_run(small, n, nlh->nlmsg_seq,
+			       mnl_socket_get_portid(sk), ignore_cb, NULL);
+		/* libmnl stops at the first message flagged NLM_F_DUMP_INTR */
+		if (n < 0 && errno == EINTR)
+			intr++;
+		if (n <= MNL_CB_STOP)
+			break;
+	}
+	mnl_socket_close(sk);
+	EXPECT_LT(1, rounds);
+	EXPECT_EQ(1u, intr);
+	TH_LOG("GPU dump: %u rounds, %u flagged", rounds, intr);
 }
 
 /*
