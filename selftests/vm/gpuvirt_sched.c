@@ -781,9 +781,18 @@ TEST_F_TIMEOUT(sched, best_effort_shares_evenly, 90)
 		       ratio, eq.capacity_sum, w.capacity_sum, eq.lag, w.lag,
 		       permille(eq.capacity_sum * (1000 - eq.lag),
 				w.capacity_sum * (1000 - w.lag)));
+	stop_all(_metadata, self, NULL);
+	/*
+	 * On a KASAN kernel the shares above were judged, but the capacity
+	 * ratio is the guest CPU's (every decision between turns is checked
+	 * memory access, and counts as idle in the model): measured, printed
+	 * and skipped, unless a check above failed (a skip would hide it).
+	 */
+	if (_metadata->exit_code == KSFT_PASS && gv_kernel_has_kasan())
+		SKIP(return, "equal-share / best-effort %d per mille not judged on a KASAN kernel",
+		     ratio);
 	EXPECT_LE(EQ_BE_MIN_PM, ratio)
 		TH_LOG("equal share delivered %d per mille of best effort", ratio);
-	stop_all(_metadata, self, NULL);
 }
 
 /*
