@@ -39,7 +39,8 @@
  * driver is not loaded, two devices of one IOMMU group. "apply" prints the
  * plan and runs it step by step; when a step fails, the steps done are
  * undone in reverse order, so that nothing is left half-applied. "assert"
- * prints the plan as the list of differences.
+ * prints the plan as the list of differences. Each kind of step is one
+ * entry of step_ops[]: how it is shown, named, done and undone.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -276,6 +277,7 @@ enum step_kind {
 	STEP_PT_DEL,
 	STEP_PT_ADD,
 	STEP_STK,		/* another stack's vGPU: apply_stacks.c */
+	STEP_KINDS
 };
 
 /* What a step sets, of struct vals. */
@@ -1295,235 +1297,7 @@ static void pr_vgpu_open(const struct step *s)
 	pr_string("uuid", "", s->uuid);
 }
 
-static void step_print(const struct step *s)
-{
-	const struct config_sim *sim = s->sim;
-
-	pr_open_object(NULL);
-	switch (s->kind) {
-	case STEP_SIM_ADD:
-		pr_action("+", "add");
-		pr_open_object("simulated-gpu");
-		pr_text("simulated-gpu");
-		pr_uint("id", "", sim->id);
-		pr_string("model", NULL, sim->model);
-		if (!strcmp(sim->model, "custom")) {
-			pr_size("vram", NULL, sim->vram);
-			pr_uint("engines", NULL, sim->engines);
-		}
-		pr_close_object();
-		break;
-	case STEP_VGPU_DEL:
-		pr_action("-", "del");
-		pr_vgpu_open(s);
-		pr_string("type", NULL, s->type);
-		pr_uint("gpu", "on gpu", s->gpu);
-		pr_close_object();
-		break;
-	case STEP_MIG_MODE:
-		pr_action("~", "change");
-		pr_open_object("gpu");
-		pr_text("gpu");
-		pr_uint("id", "", s->gpu);
-		if (!pr_is_json()) {
-			pr_string("mig", NULL, s->old.mig ? "on" : "off");
-			pr_text("->");
-			pr_string(NULL, "", s->want.mig ? "on" : "off");
-		} else {
-			pr_bool("mig", NULL, s->want.mig);
-		}
-		pr_close_object();
-		break;
-	case STEP_GI_DEL:
-	case STEP_GI_ADD:
-		if (s->kind == STEP_GI_DEL)
-			pr_action("-", "del");
-		else
-			pr_action("+", "add");
-		pr_open_object("gi");
-		pr_text("gi");
-		pr_uint("id", "", s->gi);
-		pr_string("profile", NULL, s->profile);
-		if (pr_is_json()) {
-			pr_uint("start", NULL, s->start);
-			pr_uint("slots", NULL, s->slots);
-		} else {
-			char pl[16];
-
-			snprintf(pl, sizeof(pl), "%u:%u", s->start, s->slots);
-			pr_string(NULL, "placement", pl);
-		}
-		pr_uint("gpu", "on gpu", s->gpu);
-		pr_close_object();
-		break;
-	case STEP_MODE:
-		pr_action("~", "change");
-		pr_open_object("gpu");
-		pr_text("gpu");
-		pr_uint("id", "", s->gpu);
-		pr_changes(s);
-		pr_close_object();
-		pr_old(s);
-		break;
-	case STEP_SCHED:
-		pr_action("~", "change");
-		pr_open_object("sched");
-		pr_text("sched");
-		pr_uint("gpu", NULL, s->gpu);
-		pr_changes(s);
-		pr_close_object();
-		pr_old(s);
-		break;
-	case STEP_VGPU_SET:
-		pr_action("~", "change");
-		pr_vgpu_open(s);
-		pr_changes(s);
-		pr_close_object();
-		pr_old(s);
-		break;
-	case STEP_VGPU_ADD:
-		pr_action("+", "add");
-		pr_vgpu_open(s);
-		pr_string("type", NULL, s->type);
-		pr_uint("gpu", "on gpu", s->gpu);
-		if (s->on_gi)
-			pr_uint("gi", NULL, s->gi);
-		pr_vals(s->mask, &s->want);
-		pr_close_object();
-		break;
-	case STEP_STK:
-		if (s->act->vfs) {
-			pr_action("~", "change");
-			pr_open_object("device");
-			pr_text("device");
-			pr_string("device", "", s->act->dev);
-			pr_change_uint("vfs", 0, s->act->vfs);
-			pr_string("stack", NULL, stk_kind_name(s->act->kind));
-			pr_close_object();
-			break;
-		}
-		if (s->act->del)
-			pr_action("-", "del");
-		else
-			pr_action("+", "add");
-		pr_open_object("vgpu");
-		pr_text("vgpu");
-		pr_string(s->act->kind == STK_NVVF ? "vf" : "uuid", "",
-			  s->act->handle);
-		pr_string("type", NULL, s->act->type_id);
-		pr_string("device", "on device", s->act->dev);
-		pr_string("stack", NULL, stk_kind_name(s->act->kind));
-		pr_close_object();
-		break;
-	case STEP_PT_DEL:
-	case STEP_PT_ADD:
-		if (s->kind == STEP_PT_DEL)
-			pr_action("-", "del");
-		else
-			pr_action("+", "add");
-		pr_open_object("pt");
-		pr_text("pt");
-		pr_string("device", "", s->pt.device);
-		pr_string("driver", NULL, s->pt.driver);
-		if (pr_is_json()) {
-			if (s->kind == STEP_PT_ADD)
-				pr_bool("force", NULL, s->pt.force);
-			pr_bool("persistent", NULL, s->pt.persistent);
-		} else {
-			if (s->kind == STEP_PT_ADD && s->pt.force)
-				pr_text("force");
-			if (s->pt.persistent)
-				pr_text("persistent");
-		}
-		pr_close_object();
-		break;
-	}
-	pr_close_object();
-	pr_eol();
-}
-
-/*
- * The document {"plan": [steps], "conflicts": [messages]}; in text one line
- * per step, then "! message" per conflict. @conflicts: print them here.
- */
-static void plan_print(const struct plan *pl, bool conflicts)
-{
-	size_t i;
-
-	pr_open_object(NULL);
-	pr_open_array("plan");
-	for (i = 0; i < pl->n_steps; i++)
-		step_print(&pl->steps[i]);
-	pr_close_array();
-	if (conflicts && pl->n_conflicts) {
-		pr_open_array("conflicts");
-		for (i = 0; i < pl->n_conflicts; i++) {
-			pr_text("!");
-			pr_string(NULL, "", pl->conflicts[i]);
-			pr_eol();
-		}
-		pr_close_array();
-	}
-	pr_close_object();
-}
-
-/* "+ vgpu UUID", a short name of a step for error messages. */
-static void step_name(const struct step *s, char *buf, size_t len)
-{
-	switch (s->kind) {
-	case STEP_SIM_ADD:
-		snprintf(buf, len, "+ simulated-gpu %u", s->gpu);
-		break;
-	case STEP_VGPU_DEL:
-		snprintf(buf, len, "- vgpu %s", s->uuid);
-		break;
-	case STEP_MIG_MODE:
-		snprintf(buf, len, "~ gpu %u mig %s", s->gpu,
-			 s->want.mig ? "on" : "off");
-		break;
-	case STEP_GI_DEL:
-		snprintf(buf, len, "- gi %u profile %s on gpu %u", s->gi,
-			 s->profile, s->gpu);
-		break;
-	case STEP_GI_ADD:
-		snprintf(buf, len, "+ gi %u profile %s on gpu %u", s->gi,
-			 s->profile, s->gpu);
-		break;
-	case STEP_MODE:
-		snprintf(buf, len, "~ gpu %u vgpu-mode", s->gpu);
-		break;
-	case STEP_SCHED:
-		snprintf(buf, len, "~ sched gpu %u", s->gpu);
-		break;
-	case STEP_VGPU_SET:
-		snprintf(buf, len, "~ vgpu %s", s->uuid);
-		break;
-	case STEP_VGPU_ADD:
-		snprintf(buf, len, "+ vgpu %s type %s on gpu %u", s->uuid,
-			 s->type, s->gpu);
-		break;
-	case STEP_STK:
-		if (s->act->vfs) {
-			snprintf(buf, len, "~ device %s vfs %u", s->act->dev,
-				 s->act->vfs);
-			break;
-		}
-		snprintf(buf, len, "%s vgpu %s type %s on device %s",
-			 s->act->del ? "-" : "+", s->act->handle,
-			 s->act->type_id, s->act->dev);
-		break;
-	case STEP_PT_DEL:
-		snprintf(buf, len, "- pt %s driver %s", s->pt.device,
-			 s->pt.driver);
-		break;
-	case STEP_PT_ADD:
-		snprintf(buf, len, "+ pt %s driver %s", s->pt.device,
-			 s->pt.driver);
-		break;
-	}
-}
-
-/* Running the plan ------------------------------------------------------------ */
+/* What the steps run ---------------------------------------------------------- */
 
 static int sim_new(const struct config_sim *sim)
 {
@@ -1742,90 +1516,499 @@ static int stk_step(const struct ctx *ctx, const struct step *s, bool undo)
 	return ret;
 }
 
-static int step_do(struct ctx *ctx, const struct step *s)
+/* The steps -------------------------------------------------------------------- */
+
+/*
+ * Each kind of step, as its four functions side by side: show prints it
+ * as a line of the plan (text) or an object of its array (JSON), between
+ * the object step_print() opens and closes; name gives the short form of
+ * the error messages; apply does it and undo puts back what apply
+ * changed. apply and undo return 0, or nonzero having printed why.
+ */
+struct step_ops {
+	void (*show)(const struct step *s);
+	void (*name)(const struct step *s, char *buf, size_t len);
+	int (*apply)(struct ctx *ctx, const struct step *s);
+	int (*undo)(struct ctx *ctx, const struct step *s);
+};
+
+/* The end of a "~" step: its changes, and in JSON the old values. */
+static void pr_change_end(const struct step *s)
 {
-	switch (s->kind) {
-	case STEP_SIM_ADD:
-		return sim_new(s->sim);
-	case STEP_VGPU_DEL:
-		return vgpu_remove(s->uuid);
-	case STEP_MIG_MODE:
-		return mig_mode_set(ctx, s->gpu, s->want.mig);
-	case STEP_GI_DEL:
-		return mig_gi_del(ctx, s->gpu, s->gi);
-	case STEP_GI_ADD:
-		return gi_add(ctx, s);
-	case STEP_MODE:
-		return mode_set(ctx, s->gpu, s->want.mode);
-	case STEP_SCHED:
-		return sched_set(ctx, s->gpu, s->mask, &s->want);
-	case STEP_VGPU_SET:
-		return vgpu_set(ctx, s->uuid, s->mask, &s->want);
-	case STEP_VGPU_ADD:
-		return vgpu_create(ctx, s, s->mask, &s->want);
-	case STEP_PT_DEL:
-		return pt_do_release(ctx, s);
-	case STEP_PT_ADD:
-		return pt_do_assign(ctx, s, pt_fail_at());
-	case STEP_STK:
-		return stk_step(ctx, s, false);
-	}
-	return -1;
+	pr_changes(s);
+	pr_close_object();
+	pr_old(s);
 }
 
-static int step_undo(struct ctx *ctx, const struct step *s)
+/* + simulated-gpu: new_device, undone by del_device. */
+static void sim_add_show(const struct step *s)
 {
-	switch (s->kind) {
-	case STEP_SIM_ADD:
-		return sim_del(s->gpu);
-	case STEP_VGPU_DEL:
-		/* Back with its UUID, type and every setting it had. */
-		return vgpu_create(ctx, s, SET_PARAMS, &s->old);
-	case STEP_MIG_MODE:
-		return mig_mode_set(ctx, s->gpu, s->old.mig);
-	case STEP_GI_DEL:
-		/* Back where it was; its id is the lowest free one. */
-		return gi_readd(ctx, s);
-	case STEP_GI_ADD:
-		return mig_gi_del(ctx, s->gpu, s->gi);
-	case STEP_MODE:
-		return mode_set(ctx, s->gpu, s->old.mode);
-	case STEP_SCHED:
-		return sched_set(ctx, s->gpu, s->mask, &s->old);
-	case STEP_VGPU_SET:
-		return vgpu_set(ctx, s->uuid, s->mask, &s->old);
-	case STEP_VGPU_ADD:
-		return vgpu_remove(s->uuid);
-	case STEP_PT_DEL:
-		/* Back to the driver it had, udev rule and all. */
-		return pt_do_assign(ctx, s, 0);
-	case STEP_PT_ADD:
-		return pt_do_release(ctx, s);
-	case STEP_STK:
-		return stk_step(ctx, s, true);
+	const struct config_sim *sim = s->sim;
+
+	pr_action("+", "add");
+	pr_open_object("simulated-gpu");
+	pr_text("simulated-gpu");
+	pr_uint("id", "", sim->id);
+	pr_string("model", NULL, sim->model);
+	if (!strcmp(sim->model, "custom")) {
+		pr_size("vram", NULL, sim->vram);
+		pr_uint("engines", NULL, sim->engines);
 	}
-	return -1;
+	pr_close_object();
+}
+
+static void sim_add_name(const struct step *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "+ simulated-gpu %u", s->gpu);
+}
+
+static int sim_add_apply(struct ctx *ctx, const struct step *s)
+{
+	(void)ctx;
+	return sim_new(s->sim);
+}
+
+static int sim_add_undo(struct ctx *ctx, const struct step *s)
+{
+	(void)ctx;
+	return sim_del(s->gpu);
+}
+
+/* - vgpu: mdev remove, undone by creating it again as it was. */
+static void vgpu_del_show(const struct step *s)
+{
+	pr_action("-", "del");
+	pr_vgpu_open(s);
+	pr_string("type", NULL, s->type);
+	pr_uint("gpu", "on gpu", s->gpu);
+	pr_close_object();
+}
+
+static void vgpu_del_name(const struct step *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "- vgpu %s", s->uuid);
+}
+
+static int vgpu_del_apply(struct ctx *ctx, const struct step *s)
+{
+	(void)ctx;
+	return vgpu_remove(s->uuid);
+}
+
+static int vgpu_del_undo(struct ctx *ctx, const struct step *s)
+{
+	/* Back with its UUID, type and every setting it had. */
+	return vgpu_create(ctx, s, SET_PARAMS, &s->old);
+}
+
+/* ~ gpu mig: MIG mode on or off. */
+static void mig_mode_show(const struct step *s)
+{
+	pr_action("~", "change");
+	pr_open_object("gpu");
+	pr_text("gpu");
+	pr_uint("id", "", s->gpu);
+	if (!pr_is_json()) {
+		pr_string("mig", NULL, s->old.mig ? "on" : "off");
+		pr_text("->");
+		pr_string(NULL, "", s->want.mig ? "on" : "off");
+	} else {
+		pr_bool("mig", NULL, s->want.mig);
+	}
+	pr_close_object();
+}
+
+static void mig_mode_name(const struct step *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "~ gpu %u mig %s", s->gpu,
+		 s->want.mig ? "on" : "off");
+}
+
+static int mig_mode_apply(struct ctx *ctx, const struct step *s)
+{
+	return mig_mode_set(ctx, s->gpu, s->want.mig);
+}
+
+static int mig_mode_undo(struct ctx *ctx, const struct step *s)
+{
+	return mig_mode_set(ctx, s->gpu, s->old.mig);
+}
+
+/* A GI step, "-"/"+" @sign: "gi ID profile P placement START:SLOTS". */
+static void gi_show(const struct step *s, const char *sign,
+		    const char *action)
+{
+	pr_action(sign, action);
+	pr_open_object("gi");
+	pr_text("gi");
+	pr_uint("id", "", s->gi);
+	pr_string("profile", NULL, s->profile);
+	if (pr_is_json()) {
+		pr_uint("start", NULL, s->start);
+		pr_uint("slots", NULL, s->slots);
+	} else {
+		char pl[16];
+
+		snprintf(pl, sizeof(pl), "%u:%u", s->start, s->slots);
+		pr_string(NULL, "placement", pl);
+	}
+	pr_uint("gpu", "on gpu", s->gpu);
+	pr_close_object();
+}
+
+static void gi_name(const struct step *s, const char *sign, char *buf,
+		    size_t len)
+{
+	snprintf(buf, len, "%s gi %u profile %s on gpu %u", sign, s->gi,
+		 s->profile, s->gpu);
+}
+
+/* - gi: gi-del, undone by creating it again where it was. */
+static void gi_del_show(const struct step *s)
+{
+	gi_show(s, "-", "del");
+}
+
+static void gi_del_name(const struct step *s, char *buf, size_t len)
+{
+	gi_name(s, "-", buf, len);
+}
+
+static int gi_del_apply(struct ctx *ctx, const struct step *s)
+{
+	return mig_gi_del(ctx, s->gpu, s->gi);
+}
+
+static int gi_del_undo(struct ctx *ctx, const struct step *s)
+{
+	/* Back where it was; its id is the lowest free one. */
+	return gi_readd(ctx, s);
+}
+
+/* + gi: gi-new with the id the planner gave it, undone by gi-del. */
+static void gi_add_show(const struct step *s)
+{
+	gi_show(s, "+", "add");
+}
+
+static void gi_add_name(const struct step *s, char *buf, size_t len)
+{
+	gi_name(s, "+", buf, len);
+}
+
+static int gi_add_apply(struct ctx *ctx, const struct step *s)
+{
+	return gi_add(ctx, s);
+}
+
+static int gi_add_undo(struct ctx *ctx, const struct step *s)
+{
+	return mig_gi_del(ctx, s->gpu, s->gi);
+}
+
+/* ~ gpu vgpu-mode: its sysfs vgpu_mode file. */
+static void vgpu_mode_show(const struct step *s)
+{
+	pr_action("~", "change");
+	pr_open_object("gpu");
+	pr_text("gpu");
+	pr_uint("id", "", s->gpu);
+	pr_change_end(s);
+}
+
+static void vgpu_mode_name(const struct step *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "~ gpu %u vgpu-mode", s->gpu);
+}
+
+static int vgpu_mode_apply(struct ctx *ctx, const struct step *s)
+{
+	return mode_set(ctx, s->gpu, s->want.mode);
+}
+
+static int vgpu_mode_undo(struct ctx *ctx, const struct step *s)
+{
+	return mode_set(ctx, s->gpu, s->old.mode);
+}
+
+/* ~ sched: sched-set of the policy and time slice. */
+static void sched_show(const struct step *s)
+{
+	pr_action("~", "change");
+	pr_open_object("sched");
+	pr_text("sched");
+	pr_uint("gpu", NULL, s->gpu);
+	pr_change_end(s);
+}
+
+static void sched_name(const struct step *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "~ sched gpu %u", s->gpu);
+}
+
+static int sched_apply(struct ctx *ctx, const struct step *s)
+{
+	return sched_set(ctx, s->gpu, s->mask, &s->want);
+}
+
+static int sched_undo(struct ctx *ctx, const struct step *s)
+{
+	return sched_set(ctx, s->gpu, s->mask, &s->old);
+}
+
+/* ~ vgpu: vgpu-set of its weight, min-pct and max-pct. */
+static void vgpu_set_show(const struct step *s)
+{
+	pr_action("~", "change");
+	pr_vgpu_open(s);
+	pr_change_end(s);
+}
+
+static void vgpu_set_name(const struct step *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "~ vgpu %s", s->uuid);
+}
+
+static int vgpu_set_apply(struct ctx *ctx, const struct step *s)
+{
+	return vgpu_set(ctx, s->uuid, s->mask, &s->want);
+}
+
+static int vgpu_set_undo(struct ctx *ctx, const struct step *s)
+{
+	return vgpu_set(ctx, s->uuid, s->mask, &s->old);
+}
+
+/* + vgpu: mdev create and vgpu-set, undone by mdev remove. */
+static void vgpu_add_show(const struct step *s)
+{
+	pr_action("+", "add");
+	pr_vgpu_open(s);
+	pr_string("type", NULL, s->type);
+	pr_uint("gpu", "on gpu", s->gpu);
+	if (s->on_gi)
+		pr_uint("gi", NULL, s->gi);
+	pr_vals(s->mask, &s->want);
+	pr_close_object();
+}
+
+static void vgpu_add_name(const struct step *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "+ vgpu %s type %s on gpu %u", s->uuid, s->type,
+		 s->gpu);
+}
+
+static int vgpu_add_apply(struct ctx *ctx, const struct step *s)
+{
+	return vgpu_create(ctx, s, s->mask, &s->want);
+}
+
+static int vgpu_add_undo(struct ctx *ctx, const struct step *s)
+{
+	(void)ctx;
+	return vgpu_remove(s->uuid);
+}
+
+/* A passthrough step: "pt BDF driver D [force] [persistent]". */
+static void pt_show(const struct step *s, const char *sign,
+		    const char *action, bool add)
+{
+	pr_action(sign, action);
+	pr_open_object("pt");
+	pr_text("pt");
+	pr_string("device", "", s->pt.device);
+	pr_string("driver", NULL, s->pt.driver);
+	if (pr_is_json()) {
+		if (add)
+			pr_bool("force", NULL, s->pt.force);
+		pr_bool("persistent", NULL, s->pt.persistent);
+	} else {
+		if (add && s->pt.force)
+			pr_text("force");
+		if (s->pt.persistent)
+			pr_text("persistent");
+	}
+	pr_close_object();
+}
+
+static void pt_name(const struct step *s, const char *sign, char *buf,
+		    size_t len)
+{
+	snprintf(buf, len, "%s pt %s driver %s", sign, s->pt.device,
+		 s->pt.driver);
+}
+
+/* - pt: pt release, undone by assigning the group again. */
+static void pt_del_show(const struct step *s)
+{
+	pt_show(s, "-", "del", false);
+}
+
+static void pt_del_name(const struct step *s, char *buf, size_t len)
+{
+	pt_name(s, "-", buf, len);
+}
+
+static int pt_del_apply(struct ctx *ctx, const struct step *s)
+{
+	return pt_do_release(ctx, s);
+}
+
+static int pt_del_undo(struct ctx *ctx, const struct step *s)
+{
+	/* Back to the driver it had, udev rule and all. */
+	return pt_do_assign(ctx, s, 0);
+}
+
+/* + pt: pt assign, undone by pt release. */
+static void pt_add_show(const struct step *s)
+{
+	pt_show(s, "+", "add", true);
+}
+
+static void pt_add_name(const struct step *s, char *buf, size_t len)
+{
+	pt_name(s, "+", buf, len);
+}
+
+static int pt_add_apply(struct ctx *ctx, const struct step *s)
+{
+	return pt_do_assign(ctx, s, pt_fail_at());
+}
+
+static int pt_add_undo(struct ctx *ctx, const struct step *s)
+{
+	return pt_do_release(ctx, s);
+}
+
+/*
+ * Another stack's vGPU or VFs: the action apply_stacks.c planned, which it
+ * also runs and undoes (stk_action_run()).
+ */
+static void stk_show(const struct step *s)
+{
+	const struct stk_action *a = s->act;
+
+	if (a->vfs) {
+		pr_action("~", "change");
+		pr_open_object("device");
+		pr_text("device");
+		pr_string("device", "", a->dev);
+		pr_change_uint("vfs", 0, a->vfs);
+		pr_string("stack", NULL, stk_kind_name(a->kind));
+		pr_close_object();
+		return;
+	}
+	if (a->del)
+		pr_action("-", "del");
+	else
+		pr_action("+", "add");
+	pr_open_object("vgpu");
+	pr_text("vgpu");
+	pr_string(a->kind == STK_NVVF ? "vf" : "uuid", "", a->handle);
+	pr_string("type", NULL, a->type_id);
+	pr_string("device", "on device", a->dev);
+	pr_string("stack", NULL, stk_kind_name(a->kind));
+	pr_close_object();
+}
+
+static void stk_name(const struct step *s, char *buf, size_t len)
+{
+	const struct stk_action *a = s->act;
+
+	if (a->vfs)
+		snprintf(buf, len, "~ device %s vfs %u", a->dev, a->vfs);
+	else
+		snprintf(buf, len, "%s vgpu %s type %s on device %s",
+			 a->del ? "-" : "+", a->handle, a->type_id, a->dev);
+}
+
+static int stk_apply(struct ctx *ctx, const struct step *s)
+{
+	return stk_step(ctx, s, false);
+}
+
+static int stk_undo(struct ctx *ctx, const struct step *s)
+{
+	return stk_step(ctx, s, true);
+}
+
+#define STEP_OPS(prefix) {						\
+	.show = prefix##_show, .name = prefix##_name,			\
+	.apply = prefix##_apply, .undo = prefix##_undo,			\
+}
+
+static const struct step_ops step_ops[STEP_KINDS] = {
+	[STEP_SIM_ADD]	= STEP_OPS(sim_add),
+	[STEP_VGPU_DEL]	= STEP_OPS(vgpu_del),
+	[STEP_MIG_MODE]	= STEP_OPS(mig_mode),
+	[STEP_GI_DEL]	= STEP_OPS(gi_del),
+	[STEP_GI_ADD]	= STEP_OPS(gi_add),
+	[STEP_MODE]	= STEP_OPS(vgpu_mode),
+	[STEP_SCHED]	= STEP_OPS(sched),
+	[STEP_VGPU_SET]	= STEP_OPS(vgpu_set),
+	[STEP_VGPU_ADD]	= STEP_OPS(vgpu_add),
+	[STEP_PT_DEL]	= STEP_OPS(pt_del),
+	[STEP_PT_ADD]	= STEP_OPS(pt_add),
+	[STEP_STK]	= STEP_OPS(stk),
+};
+
+static void step_print(const struct step *s)
+{
+	pr_open_object(NULL);
+	step_ops[s->kind].show(s);
+	pr_close_object();
+	pr_eol();
+}
+
+/*
+ * The document {"plan": [steps], "conflicts": [messages]}; in text one line
+ * per step, then "! message" per conflict. @conflicts: print them here.
+ */
+static void plan_print(const struct plan *pl, bool conflicts)
+{
+	size_t i;
+
+	pr_open_object(NULL);
+	pr_open_array("plan");
+	for (i = 0; i < pl->n_steps; i++)
+		step_print(&pl->steps[i]);
+	pr_close_array();
+	if (conflicts && pl->n_conflicts) {
+		pr_open_array("conflicts");
+		for (i = 0; i < pl->n_conflicts; i++) {
+			pr_text("!");
+			pr_string(NULL, "", pl->conflicts[i]);
+			pr_eol();
+		}
+		pr_close_array();
+	}
+	pr_close_object();
 }
 
 /* Run the plan; on a failure undo what was done. Returns an exit status. */
 static int plan_run(struct ctx *ctx, const struct plan *pl)
 {
+	const struct step *s;
 	char name[256];
 	size_t i, j, failed = 0;
 
-	for (i = 0; i < pl->n_steps; i++)
-		if (step_do(ctx, &pl->steps[i]))
+	for (i = 0; i < pl->n_steps; i++) {
+		s = &pl->steps[i];
+		if (step_ops[s->kind].apply(ctx, s))
 			break;
+	}
 	if (i == pl->n_steps)
 		return EXIT_OK;
 
-	step_name(&pl->steps[i], name, sizeof(name));
+	step_ops[s->kind].name(s, name, sizeof(name));
 	err_print("step %zu of %zu failed (%s); undoing the %zu done before it",
 		  i + 1, pl->n_steps, name, i);
 	for (j = i; j-- > 0;) {
-		if (!step_undo(ctx, &pl->steps[j]))
+		s = &pl->steps[j];
+		if (!step_ops[s->kind].undo(ctx, s))
 			continue;
-		step_name(&pl->steps[j], name, sizeof(name));
+		step_ops[s->kind].name(s, name, sizeof(name));
 		err_print("cannot undo step %zu (%s)", j + 1, name);
 		failed++;
 	}
