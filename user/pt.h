@@ -141,6 +141,8 @@ int pt_check(const char *root, const char *bdf, const struct pt_request *req,
 
 /* Is @drv a driver that keeps a device away from the host (VFIO, stub)? */
 bool pt_driver_is_vfio(const char *drv);
+__attribute__((format(printf, 3, 4)))
+int path_fmt(char *buf, size_t len, const char *fmt, ...);
 
 /* Is @class a PCI-to-PCI bridge, which stays with the host? */
 bool pt_class_is_bridge(uint32_t class);

@@ -29,8 +29,8 @@
 
 /* Files ------------------------------------------------------------------- */
 
-__attribute__((format(printf, 3, 4)))
-static int path_fmt(char *buf, size_t len, const char *fmt, ...)
+/* Format a path into @buf; -ENAMETOOLONG if it does not fit. */
+int path_fmt(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 	int n;

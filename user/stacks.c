@@ -55,25 +55,13 @@ int stk_kind_parse(const char *name)
 
 /* Files ------------------------------------------------------------------- */
 
-__attribute__((format(printf, 3, 4)))
-static int pathf(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
 /* The first line of @dir/@file, or "" if it cannot be read. */
 static int read_str(const char *dir, const char *file, char *buf, size_t len)
 {
 	char path[PATH_MAX];
 
 	buf[0] = '\0';
-	if (pathf(path, sizeof(path), "%s/%s", dir, file))
+	if (path_fmt(path, sizeof(path), "%s/%s", dir, file))
 		return -ENAMETOOLONG;
 	return sysfs_read_line(path, buf, len);
 }
@@ -89,7 +77,7 @@ static void read_desc(const char *dir, char *buf, size_t len)
 	FILE *f;
 
 	buf[0] = '\0';
-	if (pathf(path, sizeof(path), "%s/description", dir))
+	if (path_fmt(path, sizeof(path), "%s/description", dir))
 		return;
 	f = fopen(path, "re");
 	if (!f)
@@ -124,7 +112,7 @@ static bool exists(const char *dir, const char *file)
 	char path[PATH_MAX];
 	struct stat st;
 
-	return !pathf(path, sizeof(path), "%s/%s", dir, file) &&
+	return !path_fmt(path, sizeof(path), "%s/%s", dir, file) &&
 	       !stat(path, &st);
 }
 
@@ -137,7 +125,7 @@ static void link_base(const char *dir, const char *file, char *buf,
 	ssize_t n;
 
 	buf[0] = '\0';
-	if (pathf(path, sizeof(path), "%s/%s", dir, file))
+	if (path_fmt(path, sizeof(path), "%s/%s", dir, file))
 		return;
 	n = readlink(path, target, sizeof(target) - 1);
 	if (n < 0)
@@ -216,21 +204,21 @@ static void load_vfio_open(struct stk_host *h)
 	ssize_t n;
 
 	h->vfio_scanned = true;
-	if (pathf(dir, sizeof(dir), "%s/proc", h->root))
+	if (path_fmt(dir, sizeof(dir), "%s/proc", h->root))
 		return;
 	pd = opendir(dir);
 	if (!pd)
 		return;
 	while ((p = readdir(pd))) {
 		if (!isdigit((unsigned char)p->d_name[0]) ||
-		    pathf(fddir, sizeof(fddir), "%s/%s/fd", dir, p->d_name))
+		    path_fmt(fddir, sizeof(fddir), "%s/%s/fd", dir, p->d_name))
 			continue;
 		fd = opendir(fddir);
 		if (!fd)
 			continue;
 		while ((f = readdir(fd))) {
 			if (f->d_name[0] == '.' ||
-			    pathf(path, sizeof(path), "%s/%s", fddir, f->d_name))
+			    path_fmt(path, sizeof(path), "%s/%s", fddir, f->d_name))
 				continue;
 			n = readlink(path, target, sizeof(target) - 1);
 			if (n <= 0)
@@ -287,7 +275,7 @@ static bool dev_in_use(struct stk_host *h, const char *devpath)
 		snprintf(want, sizeof(want), "/dev/vfio/%s", group);
 		used = vfio_is_open(h, want);
 	}
-	if (!used && !pathf(vdir, sizeof(vdir), "%s/vfio-dev", devpath) &&
+	if (!used && !path_fmt(vdir, sizeof(vdir), "%s/vfio-dev", devpath) &&
 	    !list_dir(vdir, &names, &n)) {
 		if (n) {
 			snprintf(want, sizeof(want), "/dev/vfio/devices/%s",
@@ -377,11 +365,11 @@ static int scan_mdev_types(const char *pdir, struct stk_dev *d)
 	unsigned int n, i;
 	int err = 0;
 
-	if (pathf(tdir, sizeof(tdir), "%s/mdev_supported_types", pdir) ||
+	if (path_fmt(tdir, sizeof(tdir), "%s/mdev_supported_types", pdir) ||
 	    list_dir(tdir, &names, &n))
 		return 0;
 	for (i = 0; i < n && !err; i++) {
-		if (pathf(dir, sizeof(dir), "%s/%s", tdir, names[i]))
+		if (path_fmt(dir, sizeof(dir), "%s/%s", tdir, names[i]))
 			continue;
 		t = add_type(d);
 		if (!t) {
@@ -409,11 +397,11 @@ static int scan_mdev(const char *root, struct stk_host *h)
 	unsigned int n, i;
 	int err = 0;
 
-	if (pathf(bus, sizeof(bus), "%s/sys/class/mdev_bus", root) ||
+	if (path_fmt(bus, sizeof(bus), "%s/sys/class/mdev_bus", root) ||
 	    list_dir(bus, &names, &n))
 		return 0;	/* no mdev core loaded: no parents */
 	for (i = 0; i < n && !err; i++) {
-		if (pathf(pdir, sizeof(pdir), "%s/%s", bus, names[i]))
+		if (path_fmt(pdir, sizeof(pdir), "%s/%s", bus, names[i]))
 			continue;
 		if (exists(pdir, "gpuvirt")) {
 			char (*v)[STK_NAME_LEN];
@@ -474,11 +462,11 @@ static int scan_mdev_vgpus(const char *root, struct stk_host *h)
 	unsigned int n, i;
 	int err = 0;
 
-	if (pathf(dir, sizeof(dir), "%s/sys/bus/mdev/devices", root) ||
+	if (path_fmt(dir, sizeof(dir), "%s/sys/bus/mdev/devices", root) ||
 	    list_dir(dir, &names, &n))
 		return 0;
 	for (i = 0; i < n && !err; i++) {
-		if (pathf(path, sizeof(path), "%s/%s", dir, names[i]) ||
+		if (path_fmt(path, sizeof(path), "%s/%s", dir, names[i]) ||
 		    !realpath(path, real))
 			continue;
 		/* the device sits in its parent's directory */
@@ -537,7 +525,7 @@ static void parse_creatable(const char *vfdir, struct stk_dev *pf,
 	unsigned int i;
 	FILE *f;
 
-	if (pathf(path, sizeof(path), "%s/nvidia/creatable_vgpu_types", vfdir))
+	if (path_fmt(path, sizeof(path), "%s/nvidia/creatable_vgpu_types", vfdir))
 		return;
 	f = fopen(path, "re");
 	if (!f)
@@ -597,7 +585,7 @@ static bool is_mdev_parent(const char *root, const char *bdf)
 	char path[PATH_MAX];
 	struct stat st;
 
-	return !pathf(path, sizeof(path), "%s/sys/class/mdev_bus/%s", root,
+	return !path_fmt(path, sizeof(path), "%s/sys/class/mdev_bus/%s", root,
 		      bdf) && !stat(path, &st);
 }
 
@@ -610,7 +598,7 @@ static int scan_pf(const char *root, const char *bdf, struct stk_host *h)
 	struct stk_dev *d;
 	long numvfs, totalvfs;
 
-	if (pathf(dir, sizeof(dir), "%s/sys/bus/pci/devices/%s", root, bdf))
+	if (path_fmt(dir, sizeof(dir), "%s/sys/bus/pci/devices/%s", root, bdf))
 		return 0;
 	totalvfs = read_num(dir, "sriov_totalvfs", -1);
 	if (totalvfs < 0 || is_mdev_parent(root, bdf))
@@ -624,7 +612,7 @@ static int scan_pf(const char *root, const char *bdf, struct stk_host *h)
 			break;
 		if (is_mdev_parent(root, vfbdf))
 			mdev = true;
-		if (pathf(vfdir, sizeof(vfdir), "%s/sys/bus/pci/devices/%s",
+		if (path_fmt(vfdir, sizeof(vfdir), "%s/sys/bus/pci/devices/%s",
 			  root, vfbdf) || !exists(vfdir, "nvidia"))
 			continue;
 		nvidia = true;
@@ -656,9 +644,9 @@ static int scan_pf(const char *root, const char *bdf, struct stk_host *h)
 		struct stk_vf *vf = &d->vfs[i];
 
 		*vf = vfs[i];
-		pathf(vfdir, sizeof(vfdir), "%s/sys/bus/pci/devices/%s", root,
+		path_fmt(vfdir, sizeof(vfdir), "%s/sys/bus/pci/devices/%s", root,
 		      vf->bdf);
-		pathf(dir, sizeof(dir), "%s/nvidia", vfdir);
+		path_fmt(dir, sizeof(dir), "%s/nvidia", vfdir);
 		vf->current = (unsigned int)read_num(dir, "current_vgpu_type", 0);
 		vf->gi = (int)read_num(dir, "gpu_instance_id", -1);
 		vf->placement = (int)read_num(dir, "placement_id", -1);
@@ -731,7 +719,7 @@ static int scan_pci(const char *root, struct stk_host *h)
 	unsigned int n, i;
 	int err = 0;
 
-	if (pathf(dir, sizeof(dir), "%s/sys/bus/pci/devices", root) ||
+	if (path_fmt(dir, sizeof(dir), "%s/sys/bus/pci/devices", root) ||
 	    list_dir(dir, &names, &n))
 		return 0;
 	for (i = 0; i < n && !err; i++)
