@@ -4,6 +4,7 @@
  *
  *	gpuvirtctl [ OPTIONS ] OBJECT { COMMAND | help }
  *	gpuvirtctl [ OPTIONS ] { apply | assert } -f FILE ...
+ *	gpuvirtctl [ OPTIONS ] -batch FILE [ -force ]
  *
  * This file parses the global options and dispatches to an object's command
  * through the tables the objects export (gpu.c, type.c, vgpu.c, sched.c,
@@ -19,6 +20,7 @@
 
 #include <uapi/linux/gpuvirt.h>
 
+#include "batch.h"
 #include "gpuvirtctl.h"
 #include "nl.h"
 #include "print.h"
@@ -47,6 +49,8 @@ static const struct object *const file_cmds[] = {
 /* Errors ------------------------------------------------------------------ */
 
 static char err_context[64];
+/* In a batch: "FILE:LINE", where the command being run is. */
+static char err_where[256];
 
 void err_set_context(const char *obj, const char *cmd)
 {
@@ -64,6 +68,8 @@ void err_print(const char *fmt, ...)
 
 	fflush(stdout);
 	fputs("gpuvirtctl: ", stderr);
+	if (err_where[0])
+		fprintf(stderr, "%s: ", err_where);
 	if (err_context[0])
 		fprintf(stderr, "%s: ", err_context);
 	va_start(ap, fmt);
@@ -214,13 +220,15 @@ static void usage(FILE *out)
 	fputs("Usage: gpuvirtctl [ OPTIONS ] OBJECT { COMMAND | help }\n", out);
 	for (i = 0; i < N_FILE_CMDS; i++)
 		usage_cmd(out, "       ", file_cmds[i]->name, file_cmds[i]->bare);
-	fputs("       gpuvirtctl help\n"
+	fputs("       gpuvirtctl [ OPTIONS ] -batch FILE [ -force ]\n"
+	      "       gpuvirtctl help\n"
 	      "where  OBJECT := {", out);
 	for (i = 0; i < N_OBJECTS; i++)
 		fprintf(out, " %s%s", objects[i]->name,
 			i + 1 < N_OBJECTS ? " |" : " }\n");
 	fputs("       OPTIONS := { -j | --json  -p | --pretty  -V | --version  -h | --help\n"
 	      "                    --sysfs-root DIR }\n"
+	      "-batch FILE runs the commands of FILE (\"-\" for stdin), one a line.\n"
 	      "Run \"gpuvirtctl OBJECT help\" for the commands of an object.\n",
 	      out);
 }
@@ -283,25 +291,139 @@ static int run_object(struct ctx *ctx, const struct object *obj, int argc,
 	return EXIT_USAGE;
 }
 
+/*
+ * Run one command line, "OBJECT COMMAND ARGS...", after the options;
+ * returns its exit status. Its output is one document, flushed.
+ */
+static int run_words(struct ctx *ctx, int argc, char **argv)
+{
+	int ret = EXIT_USAGE;
+	size_t i;
+
+	err_set_context(NULL, NULL);
+	if (!strcmp(argv[0], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+
+	pr_init(stdout, ctx->json, ctx->pretty);
+	for (i = 0; i < N_OBJECTS + N_FILE_CMDS; i++) {
+		const struct object *obj = i < N_OBJECTS ? objects[i] :
+					   file_cmds[i - N_OBJECTS];
+
+		if (strcmp(obj->name, argv[0]))
+			continue;
+		ret = run_object(ctx, obj, argc - 1, argv + 1);
+		if (pr_flush() && ret == EXIT_OK) {
+			err_print("cannot write the output: %s",
+				  strerror(errno));
+			ret = EXIT_RUNTIME;
+		}
+		return ret;
+	}
+
+	err_print("unknown object \"%s\"", argv[0]);
+	fputs("Try \"gpuvirtctl help\".\n", stderr);
+	return ret;
+}
+
+/* Batch ------------------------------------------------------------------- */
+
+static int batch_cmd(void *arg, const char *file, unsigned int line,
+		     int argc, char **argv)
+{
+	int ret;
+
+	snprintf(err_where, sizeof(err_where), "%s:%u", file, line);
+	ret = run_words(arg, argc, argv);
+	err_where[0] = '\0';
+	return ret;
+}
+
+static void batch_error(void *arg, const char *file, unsigned int line,
+			const char *msg)
+{
+	(void)arg;
+	snprintf(err_where, sizeof(err_where), "%s:%u", file, line);
+	err_set_context(NULL, NULL);
+	err_print("%s", msg);
+	err_where[0] = '\0';
+}
+
+static const struct batch_ops batch_ops = {
+	.run = batch_cmd,
+	.error = batch_error,
+};
+
+static int run_batch(struct ctx *ctx, const char *path, bool force)
+{
+	bool is_stdin = !strcmp(path, "-");
+	unsigned int failed = 0;
+	FILE *in;
+	int ret;
+
+	in = is_stdin ? stdin : fopen(path, "re");
+	if (!in) {
+		err_print("cannot open the batch file \"%s\": %s", path,
+			  strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	ret = batch_run(in, is_stdin ? "stdin" : path, force, &batch_ops, ctx,
+			&failed);
+	if (!is_stdin)
+		fclose(in);
+	if (force && failed)
+		err_print("%u command%s of %s failed", failed,
+			  failed == 1 ? "" : "s", is_stdin ? "stdin" : path);
+	return ret;
+}
+
 static const struct option long_options[] = {
 	{ "json",	no_argument,	NULL, 'j' },
 	{ "pretty",	no_argument,	NULL, 'p' },
 	{ "version",	no_argument,	NULL, 'V' },
 	{ "help",	no_argument,	NULL, 'h' },
 	{ "sysfs-root",	required_argument, NULL, 'R' },
+	{ "batch",	required_argument, NULL, 'b' },
+	{ "force",	no_argument,	NULL, 'F' },
 	{ NULL,		0,		NULL, 0 }
 };
+
+/*
+ * "-batch" and "-force" are spelt with one dash, as in ip(8): before
+ * getopt sees them (it would read "-batch" as -b "atch"), they become their
+ * long forms. Only the options before the object are looked at.
+ */
+static void long_single_dash(int argc, char **argv)
+{
+	static char batch[] = "--batch", force[] = "--force";
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--"))
+			return;
+		if (!strcmp(argv[i], "-batch"))
+			argv[i] = batch;
+		else if (!strcmp(argv[i], "-force"))
+			argv[i] = force;
+		/* the directory after --sysfs-root is not an option */
+		if (!strcmp(argv[i], "--sysfs-root") || !strcmp(argv[i], "-R") ||
+		    !strcmp(argv[i], "-b") || !strcmp(argv[i], "--batch"))
+			i++;
+	}
+}
 
 int main(int argc, char **argv)
 {
 	struct ctx ctx = { .json = false };
-	const char *bad;
+	const char *bad, *batch = NULL;
+	bool force = false;
 	int opt, ret;
-	size_t i;
 
 	opterr = 0;
+	long_single_dash(argc, argv);
 	/* "+": options only before the object, as in ip and devlink. */
-	while ((opt = getopt_long(argc, argv, "+jpVhR:", long_options,
+	while ((opt = getopt_long(argc, argv, "+jpVhR:b:", long_options,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'j':
@@ -321,10 +443,18 @@ int main(int argc, char **argv)
 		case 'R':
 			ctx.sysfs_root = optarg;
 			break;
+		case 'b':
+			batch = optarg;
+			break;
+		case 'F':
+			force = true;
+			break;
 		default:
 			bad = argv[optind - 1];
 			if (optopt == 'R')
 				err_print("option \"--sysfs-root\" needs a directory");
+			else if (optopt == 'b')
+				err_print("option \"-batch\" needs a file (\"-\" for stdin)");
 			else if (!optopt)
 				err_print("unknown option \"%s\"", bad);
 			else if (!strncmp(bad, "--", 2) && strchr(bad, '='))
@@ -338,34 +468,23 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
-	if (argc == 0) {
+	if (batch) {
+		if (argc > 0) {
+			err_print("\"-batch\" takes its commands from the file, not \"%s\"",
+				  argv[0]);
+			return EXIT_USAGE;
+		}
+		ret = run_batch(&ctx, batch, force);
+	} else if (force) {
+		err_print("\"-force\" goes with \"-batch\"");
+		return EXIT_USAGE;
+	} else if (argc == 0) {
 		usage(stderr);
 		return EXIT_USAGE;
+	} else {
+		ret = run_words(&ctx, argc, argv);
 	}
-	if (!strcmp(argv[0], "help")) {
-		usage(stdout);
-		return EXIT_OK;
-	}
-
-	pr_init(stdout, ctx.json, ctx.pretty);
-	for (i = 0; i < N_OBJECTS + N_FILE_CMDS; i++) {
-		const struct object *obj = i < N_OBJECTS ? objects[i] :
-					   file_cmds[i - N_OBJECTS];
-
-		if (strcmp(obj->name, argv[0]))
-			continue;
-		ret = run_object(&ctx, obj, argc - 1, argv + 1);
-		if (pr_flush() && ret == EXIT_OK) {
-			err_print("cannot write the output: %s",
-				  strerror(errno));
-			ret = EXIT_RUNTIME;
-		}
-		if (ctx.nl)
-			nl_close(ctx.nl);
-		return ret;
-	}
-
-	err_print("unknown object \"%s\"", argv[0]);
-	fputs("Try \"gpuvirtctl help\".\n", stderr);
-	return EXIT_USAGE;
+	if (ctx.nl)
+		nl_close(ctx.nl);
+	return ret;
 }
