@@ -80,7 +80,7 @@ void err_print(const char *fmt, ...)
 
 /* Netlink, opened by the commands that need it ------------------------------ */
 
-int ctx_nl(struct ctx *ctx)
+static int ctx_nl_open(struct ctx *ctx, bool quiet)
 {
 	static struct nl nl;
 	int ret;
@@ -89,10 +89,11 @@ int ctx_nl(struct ctx *ctx)
 		return EXIT_OK;
 	ret = nl_open(&nl, GPUVIRT_FAMILY_NAME);
 	if (ret == -ENOENT) {
-		fprintf(stderr, "gpuvirtctl: the %s netlink family is not available; is the gpuvirt module loaded?\n",
-			GPUVIRT_FAMILY_NAME);
+		if (!quiet)
+			fprintf(stderr, "gpuvirtctl: the %s netlink family is not available; is the gpuvirt module loaded?\n",
+				GPUVIRT_FAMILY_NAME);
 		nl_close(&nl);
-		return EXIT_RUNTIME;
+		return quiet ? -ENOENT : EXIT_RUNTIME;
 	}
 	if (ret) {
 		nl_perror(&nl, NULL);
@@ -101,6 +102,16 @@ int ctx_nl(struct ctx *ctx)
 	}
 	ctx->nl = &nl;
 	return EXIT_OK;
+}
+
+int ctx_nl(struct ctx *ctx)
+{
+	return ctx_nl_open(ctx, false);
+}
+
+int ctx_nl_try(struct ctx *ctx)
+{
+	return ctx_nl_open(ctx, true);
 }
 
 /* Show replies ------------------------------------------------------------ */
@@ -372,6 +383,7 @@ static int run_batch(struct ctx *ctx, const char *path, bool force)
 			&failed);
 	if (!is_stdin)
 		fclose(in);
+	err_set_context(NULL, NULL);
 	if (force && failed)
 		err_print("%u command%s of %s failed", failed,
 			  failed == 1 ? "" : "s", is_stdin ? "stdin" : path);

@@ -89,6 +89,8 @@ void err_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * status, having reported any failure.
  */
 int ctx_nl(struct ctx *ctx);
+/* ctx_nl(), but -ENOENT and no message when the family is missing. */
+int ctx_nl_try(struct ctx *ctx);
 
 struct nlmsghdr;
 struct nl_attr_names;

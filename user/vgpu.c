@@ -735,6 +735,7 @@ out:
 static int vgpu_del(struct ctx *ctx, const void *o, uint64_t given)
 {
 	const struct vgpu_del_opts *opts = o;
+	struct nl_error nl_err;
 	struct nlmsghdr *nlh;
 	int ret, err;
 
@@ -745,11 +746,23 @@ static int vgpu_del(struct ctx *ctx, const void *o, uint64_t given)
 		fprintf(stderr, "Try \"gpuvirtctl vgpu help\".\n");
 		return EXIT_USAGE;
 	}
-	ret = vgpu_del_other(ctx, opts->uuid, false);
-	if (ret >= 0)
-		return ret;
-
-	ret = ctx_nl(ctx);
+	/*
+	 * gpuvirt's own vGPUs are asked about first, by UUID: scanning every
+	 * stack's devices for one costs as much as there are vGPUs, which a
+	 * batch removing them all would pay once per vGPU. Without the
+	 * module, or on a tree under --sysfs-root, only the other stacks are
+	 * looked at.
+	 */
+	if (ctx->sysfs_root)
+		return vgpu_del_other(ctx, opts->uuid, false);
+	ret = ctx_nl_try(ctx);
+	if (ret == -ENOENT) {
+		ret = vgpu_del_other(ctx, opts->uuid, false);
+		if (ret >= 0)
+			return ret;
+		/* neither gpuvirt nor another stack: say gpuvirt is missing */
+		return ctx_nl(ctx);
+	}
 	if (ret)
 		return ret;
 
@@ -757,6 +770,12 @@ static int vgpu_del(struct ctx *ctx, const void *o, uint64_t given)
 	nlh = nl_msg_start(ctx->nl, GPUVIRT_CMD_VGPU_GET, 0);
 	mnl_attr_put_strz(nlh, GPUVIRT_A_VGPU_UUID, opts->uuid);
 	if (nl_exchange(ctx->nl, NULL, NULL)) {
+		/* not gpuvirt's: another stack's, or the kernel's answer */
+		nl_err = ctx->nl->error;
+		ret = vgpu_del_other(ctx, opts->uuid, false);
+		if (ret >= 0)
+			return ret;
+		ctx->nl->error = nl_err;
 		nl_perror(ctx->nl, &vgpu_names);
 		return EXIT_RUNTIME;
 	}
