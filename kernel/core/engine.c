@@ -30,13 +30,16 @@
  *
  * Locking: a vGPU's lock covers its ring; the GPU's sched lock (a spinlock)
  * covers the policy and the telemetry and nests inside vGPU locks. The
- * engine thread takes them one at a time.
+ * engine thread takes them one at a time. The index of vGPUs by UUID has a
+ * lock of its own, which nests inside the sched locks.
  */
+#include <linux/hashtable.h>
 #include <linux/highmem.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/stringhash.h>
 #include <uapi/linux/gpuvirt_vgpu.h>
 
 #include "netlink-gen-names.h"
@@ -507,6 +510,51 @@ void gpuvirt_sched_attach(struct gpuvirt_vgpu *vgpu)
 	mutex_unlock(&vgpu->lock);
 }
 
+/*
+ * Every vGPU of every GPU by UUID, so that a request naming a vGPU finds its
+ * GPU at once instead of looking through every GPU's slots: a vGPU is in it
+ * while it holds a policy slot. gpuvirt_vgpu_index_lock covers the table
+ * and the vGPUs' uuid_node; it nests inside the GPUs' sched locks, and the
+ * vGPUs it finds stay alive while it is held.
+ */
+#define GPUVIRT_VGPU_INDEX_BITS	10
+static DEFINE_HASHTABLE(gpuvirt_vgpu_index, GPUVIRT_VGPU_INDEX_BITS);
+static DEFINE_SPINLOCK(gpuvirt_vgpu_index_lock);
+
+static u32 gpuvirt_vgpu_index_key(const char *uuid)
+{
+	return full_name_hash(NULL, uuid, strlen(uuid));
+}
+
+/**
+ * gpuvirt_sched_find_gpu_id() - the GPU a vGPU is on, by the vGPU's UUID
+ * @uuid: the vGPU's UUID, as its device is named
+ * @gpu_id: receives the id of the vGPU's GPU
+ *
+ * The answer is a hint: the vGPU may go away, or its GPU be unregistered,
+ * as soon as this returns. Callers look the vGPU up again in that GPU's
+ * slots under the locks that keep it (gpuvirt_sched_find_locked()).
+ *
+ * Return: 0, or -ENOENT when no vGPU has this UUID.
+ */
+int gpuvirt_sched_find_gpu_id(const char *uuid, u32 *gpu_id)
+{
+	struct gpuvirt_vgpu *vgpu;
+	int err = -ENOENT;
+
+	spin_lock(&gpuvirt_vgpu_index_lock);
+	hash_for_each_possible(gpuvirt_vgpu_index, vgpu, uuid_node,
+			       gpuvirt_vgpu_index_key(uuid)) {
+		if (!strcmp(dev_name(vgpu->vdev.dev), uuid)) {
+			*gpu_id = vgpu->mp->gpu->id;
+			err = 0;
+			break;
+		}
+	}
+	spin_unlock(&gpuvirt_vgpu_index_lock);
+	return err;
+}
+
 /**
  * gpuvirt_sched_add() - give a new vGPU a policy slot
  * @vgpu: the vGPU, being initialised
@@ -525,6 +573,10 @@ int gpuvirt_sched_add(struct gpuvirt_vgpu *vgpu)
 		s->vgpus[slot] = vgpu;
 		vgpu->slot = slot;
 		memset(&vgpu->stats, 0, sizeof(vgpu->stats));
+		spin_lock(&gpuvirt_vgpu_index_lock);
+		hash_add(gpuvirt_vgpu_index, &vgpu->uuid_node,
+			 gpuvirt_vgpu_index_key(dev_name(vgpu->vdev.dev)));
+		spin_unlock(&gpuvirt_vgpu_index_lock);
 	}
 	spin_unlock(&s->lock);
 	gpuvirt_registry_changed();
@@ -539,6 +591,9 @@ void gpuvirt_sched_remove(struct gpuvirt_vgpu *vgpu)
 	spin_lock(&s->lock);
 	gpuvirt_sp_remove(&s->sp, vgpu->slot, gpuvirt_sched_clock(s));
 	s->vgpus[vgpu->slot] = NULL;
+	spin_lock(&gpuvirt_vgpu_index_lock);
+	hash_del(&vgpu->uuid_node);
+	spin_unlock(&gpuvirt_vgpu_index_lock);
 	if (s->last_vgpu == vgpu)
 		s->last_vgpu = NULL;
 	s->kicked = true;

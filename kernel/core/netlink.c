@@ -779,18 +779,19 @@ static struct gpuvirt_vgpu *gpuvirt_nl_vgpu_lookup(struct genl_info *info,
 	struct nlattr *attr = info->attrs[GPUVIRT_A_VGPU_UUID];
 	struct gpuvirt_gpu *gpu, *found = NULL;
 	struct gpuvirt_vgpu *vgpu = NULL;
-	unsigned long id;
+	u32 id;
 
 	if (GENL_REQ_ATTR_CHECK(info, GPUVIRT_A_VGPU_UUID)) {
 		NL_SET_ERR_MSG(info->extack, "vGPU UUID is required");
 		return ERR_PTR(-EINVAL);
 	}
+	/* the index names the GPU; its slots, looked at locked, decide */
 	mutex_lock(&gpuvirt_registry.lock);
-	xa_for_each(&gpuvirt_registry.gpus, id, gpu) {
-		if (gpuvirt_nl_vgpu_find(gpu, nla_data(attr), false)) {
+	if (!gpuvirt_sched_find_gpu_id(nla_data(attr), &id)) {
+		gpu = xa_load(&gpuvirt_registry.gpus, id);
+		if (gpu && gpuvirt_nl_vgpu_find(gpu, nla_data(attr), false)) {
 			refcount_inc(&gpu->refs);
 			found = gpu;
-			break;
 		}
 	}
 	mutex_unlock(&gpuvirt_registry.lock);

@@ -250,6 +250,8 @@ struct gpuvirt_vgpu_stats {
  *	to release
  * @stats: scheduling telemetry, under the GPU's sched lock
  * @debugfs: <debugfs>/gpuvirt/gpus/<gpu>/vgpus/<uuid>/
+ * @uuid_node: in the index of every vGPU by UUID (engine.c) while the vGPU
+ *	holds its policy slot; under that index's lock
  */
 struct gpuvirt_vgpu {
 	struct vfio_device vdev;
@@ -279,6 +281,7 @@ struct gpuvirt_vgpu {
 	int slot;
 	struct gpuvirt_vgpu_stats stats;
 	struct dentry *debugfs;
+	struct hlist_node uuid_node;
 };
 
 int gpuvirt_mdev_init(void);
@@ -317,6 +320,7 @@ int gpuvirt_sched_set_policy(struct gpuvirt_mdev_parent *mp, u32 policy);
 int gpuvirt_sched_set_slice(struct gpuvirt_mdev_parent *mp, u64 slice_ns);
 int gpuvirt_sched_vgpu_set(struct gpuvirt_vgpu *vgpu, u32 weight, u32 min_pct,
 			   u32 max_pct);
+int gpuvirt_sched_find_gpu_id(const char *uuid, u32 *gpu_id);
 struct gpuvirt_vgpu *gpuvirt_sched_find_locked(struct gpuvirt_sched *s,
 					       const char *uuid);
 int gpuvirt_sched_set(struct gpuvirt_mdev_parent *mp, u32 policy,
