@@ -99,12 +99,12 @@ static int read_command(FILE *in, char **cmd, size_t *cmd_cap,
 {
 	char *buf = NULL;
 	size_t cap = 0, len = 0;
-	ssize_t n;
 	bool more = true;
 
 	*first = *lineno + 1;
 	while (more) {
-		n = getline(&buf, &cap, in);
+		ssize_t n = getline(&buf, &cap, in);
+
 		if (n < 0) {
 			int err = ferror(in) ? -errno : 0;
 
@@ -142,12 +142,12 @@ int batch_run(FILE *in, const char *file, bool force,
 	unsigned int lineno = 0, first, nfailed = 0;
 	char *cmd = NULL, **argv = NULL;
 	size_t cmd_cap = 0, argv_cap = 0;
-	int ret, worst = 0;
+	int worst = 0;
 
 	for (;;) {
 		const char *err = NULL;
 		size_t need;
-		int argc, status;
+		int argc, status, ret;
 
 		ret = read_command(in, &cmd, &cmd_cap, &lineno, &first);
 		if (ret == 0)

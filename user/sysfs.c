@@ -58,10 +58,21 @@ int sysfs_read_line(const char *path, char *buf, size_t len)
 	return err;
 }
 
-/* Does the directory entry @name of type directory @dir offer @type? */
-static bool type_matches(const char *dir, const char *name, const char *type)
+/* Is the directory entry @name "<driver>-<type>", as mdev names them? */
+static bool type_named(const char *name, const char *type)
 {
 	size_t nlen = strlen(name), tlen = strlen(type);
+
+	return nlen > tlen && name[nlen - tlen - 1] == '-' &&
+	       !strcmp(name + nlen - tlen, type);
+}
+
+/*
+ * Does the directory entry @name of type directory @dir offer @type? Its
+ * name file says; without a readable one, the directory's name does.
+ */
+static bool type_matches(const char *dir, const char *name, const char *type)
+{
 	char path[PATH_MAX], buf[64];
 	int n;
 
@@ -69,18 +80,15 @@ static bool type_matches(const char *dir, const char *name, const char *type)
 	if (n > 0 && (size_t)n < sizeof(path) &&
 	    !sysfs_read_line(path, buf, sizeof(buf)))
 		return !strcmp(buf, type);
-	/* No readable name file: the directory is <driver>-<type>. */
-	return nlen > tlen && name[nlen - tlen - 1] == '-' &&
-	       !strcmp(name + nlen - tlen, type);
+	return type_named(name, type);
 }
 
 int sysfs_mdev_type_dir(const char *gpu, const char *type, char *path,
 			size_t len)
 {
-	const struct dirent *de;
 	char dir[256];
+	int n, pass, err = -ENOENT;
 	DIR *d;
-	int n, err = -ENOENT;
 
 	n = snprintf(dir, sizeof(dir), MDEV_BUS "/%s/mdev_supported_types",
 		     gpu);
@@ -89,10 +97,22 @@ int sysfs_mdev_type_dir(const char *gpu, const char *type, char *path,
 	d = opendir(dir);
 	if (!d)
 		return -errno;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		if (type_matches(dir, de->d_name, type)) {
+	/*
+	 * First the directories named after the type, which is how gpuvirt
+	 * and most drivers name them: one name file read instead of one for
+	 * every type of the GPU, which "vgpu add" in a batch of thousands
+	 * would pay each time. Then every directory, for a driver whose
+	 * directory names are not its type names.
+	 */
+	for (pass = 0; pass < 2 && err == -ENOENT; pass++) {
+		const struct dirent *de;
+
+		rewinddir(d);
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.' ||
+			    (!pass && !type_named(de->d_name, type)) ||
+			    !type_matches(dir, de->d_name, type))
+				continue;
 			n = snprintf(path, len, "%s/%s", dir, de->d_name);
 			err = n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 			break;

@@ -735,7 +735,6 @@ out:
 static int vgpu_del(struct ctx *ctx, const void *o, uint64_t given)
 {
 	const struct vgpu_del_opts *opts = o;
-	struct nl_error nl_err;
 	struct nlmsghdr *nlh;
 	int ret, err;
 
@@ -771,7 +770,8 @@ static int vgpu_del(struct ctx *ctx, const void *o, uint64_t given)
 	mnl_attr_put_strz(nlh, GPUVIRT_A_VGPU_UUID, opts->uuid);
 	if (nl_exchange(ctx->nl, NULL, NULL)) {
 		/* not gpuvirt's: another stack's, or the kernel's answer */
-		nl_err = ctx->nl->error;
+		struct nl_error nl_err = ctx->nl->error;
+
 		ret = vgpu_del_other(ctx, opts->uuid, false);
 		if (ret >= 0)
 			return ret;

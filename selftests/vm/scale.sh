@@ -1,0 +1,231 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# A host at scale: 64 simulated H200s with 32 H200-4C vGPUs each, 2,048
+# vGPUs, made and removed by gpuvirtctl -batch. Checks that sysfs, the
+# netlink dump, the core's debugfs and the sim's agree on every count, that
+# the monitor sees every vGPU come and go without losing an event, and that
+# once all are removed nothing of them is left: no device, no debugfs
+# entry, no scheduler slot, no VRAM page, and the kernel memory they took
+# comes back (a second round of 2,048 leaves the slab where the first left
+# it). No timing is judged here: bench/scale/ measures.
+#
+# Runs as root in the test VM (selftests/vm-run.sh). Prints KTAP.
+set -u
+
+cd "${GPUVIRT_SRC:-.}" || exit 1
+. selftests/lib/ktap.sh
+
+KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
+CTL=${GPUVIRT_BIN:-build/user}/gpuvirtctl
+BUS=/sys/bus/gpuvirt_sim
+HW=/sys/kernel/debug/gpuvirt_sim
+CORE=/sys/kernel/debug/gpuvirt/gpus
+MDEV=/sys/bus/mdev/devices
+NGPU=64
+PER=32
+N=$((NGPU * PER))
+# slab growth allowed between two identical rounds of N vGPUs: 64 bytes a
+# vGPU. A leak of anything per vGPU (the vGPU itself is over 1 KiB) is more.
+SLAB_SLACK_KB=$((N * 64 / 1024))
+T=$(mktemp -d)
+MON_PID=
+
+cleanup() {
+	local d
+	[ -n "$MON_PID" ] && kill "$MON_PID" 2>/dev/null
+	for d in "$MDEV"/*; do
+		[ -e "$d/remove" ] && echo 1 >"$d/remove" 2>/dev/null
+	done
+	rmmod gpuvirt_sim 2>/dev/null
+	rmmod gpuvirt 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+if [ ! -x "$CTL" ] || [ ! -e "$KO/kernel/core/gpuvirt.ko" ]; then
+	echo "TAP version 13"
+	echo "1..0 # SKIP gpuvirtctl or the modules are not built"
+	exit 4
+fi
+rmmod gpuvirt_sim gpuvirt 2>/dev/null
+
+# diag_file FILE: FILE as KTAP diagnostics
+diag_file() {
+	local l
+	while IFS= read -r l; do
+		echo "# $l"
+	done <"$1"
+}
+
+# uuid G I: the UUID of vGPU I of GPU G, into $u
+uuid() { printf -v u 'a0000000-0000-4000-8000-%04x%08x' "$1" "$2"; }
+
+# counts WANT: every view holds WANT vGPUs, WANT / NGPU on each GPU. One
+# python run reads them all: a fork costs much under TCG.
+counts() {
+	"$CTL" -j vgpu show >"$T/dump" 2>"$T/err" || { diag_file "$T/err"; return 1; }
+	python3 - "$T/dump" "$1" "$NGPU" "$PER" "$MDEV" "$CORE" "$HW" <<'PY'
+import collections, json, os, sys
+dump, want, ngpu, per_gpu, mdev, core, hw = sys.argv[1:]
+want, ngpu, per_gpu = int(want), int(ngpu), int(per_gpu)
+per = want // ngpu
+bad = []
+vs = [v for v in json.load(open(dump))["vgpu"] if v.get("stack", "gpuvirt") == "gpuvirt"]
+if len(vs) != want or len({v["uuid"] for v in vs}) != want:
+    bad.append(f"netlink dump: {len(vs)} vGPUs, not {want}")
+by = collections.Counter(v["gpu"] for v in vs)
+if want and (sorted(by) != list(range(ngpu)) or set(by.values()) != {per}):
+    bad.append(f"netlink dump: per GPU {dict(by)}")
+if any(v["type"] != "H200-4C" for v in vs):
+    bad.append("netlink dump: a vGPU of another type")
+n = len(os.listdir(mdev))
+if n != want:
+    bad.append(f"sysfs: {n} vGPUs, not {want}")
+uuids = {v["uuid"] for v in vs}
+for g in range(ngpu):
+    d = os.listdir(f"{core}/sim{g}/vgpus")
+    if len(d) != per or not set(d) <= uuids:
+        bad.append(f"{core}/sim{g}/vgpus: {len(d)} entries")
+    sched = dict(l.split(": ", 1) for l in open(f"{core}/sim{g}/sched").read().splitlines())
+    if int(sched["vgpus"]) != per:
+        bad.append(f"{core}/sim{g}/sched: vgpus {sched['vgpus']}")
+    if "registered: 1" not in open(f"{hw}/sim{g}/hw").read().splitlines():
+        bad.append(f"{hw}/sim{g}/hw: not registered")
+    a = open(f"/sys/class/mdev_bus/sim{g}/mdev_supported_types/gpuvirt_sim-H200-4C/available_instances").read()
+    if int(a) != per_gpu - per:
+        bad.append(f"sim{g}: available_instances {a.strip()}")
+    if per == 0 and "backed_pages: 0" not in open(f"{hw}/sim{g}/vram").read().splitlines():
+        bad.append(f"sim{g}: VRAM pages still backed")
+for b in bad[:10]:
+    print("#", b)
+sys.exit(1 if bad else 0)
+PY
+}
+
+# nsys: the number of vGPUs in sysfs, into $n (builtins only)
+nsys() {
+	local d
+	n=0
+	for d in "$MDEV"/*; do [ -e "$d" ] && n=$((n + 1)); done
+}
+
+# slab NAME: Slab of /proc/meminfo in kB after dropping caches, into $NAME
+slab() {
+	local k v _
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	while read -r k v _; do
+		[ "$k" = Slab: ] && printf -v "$1" %s "$v"
+	done </proc/meminfo
+	echo "# Slab: ${!1} kB ($1)"
+}
+
+# round: the batch files that add and remove every vGPU, and run them
+add_file() {
+	local g i
+	for ((g = 0; g < NGPU; g++)); do
+		for ((i = 0; i < PER; i++)); do
+			uuid "$g" "$i"
+			echo "vgpu add gpu $g type H200-4C uuid $u"
+		done
+	done >"$T/add.batch"
+	for ((g = 0; g < NGPU; g++)); do
+		for ((i = 0; i < PER; i++)); do
+			uuid "$g" "$i"
+			echo "vgpu del uuid $u"
+		done
+	done >"$T/del.batch"
+}
+
+ktap_plan 8
+
+t_start=$SECONDS
+modprobe -a vfio mdev && insmod "$KO/kernel/core/gpuvirt.ko" && insmod "$KO/kernel/sim/gpuvirt_sim.ko" &&
+	for ((g = 0; g < NGPU; g++)); do echo "$g h200-141gb" >$BUS/new_device || exit 1; done
+ktap_result $? "modules load, $NGPU simulated H200s"
+add_file
+
+"$CTL" -j monitor >"$T/mon" 2>"$T/mon.err" &
+MON_PID=$!
+sleep 1
+
+# 2: 2,048 vGPUs from one batch
+"$CTL" -batch "$T/add.batch" >"$T/out" 2>"$T/err"
+rc=$?
+diag_file "$T/err"
+[ $rc -eq 0 ] && [ "$(wc -l <"$T/out")" -eq $N ] && counts $N
+ktap_result $? "-batch makes $N vGPUs: sysfs, netlink dump, core and sim debugfs agree"
+
+# 3: one more finds no room anywhere
+"$CTL" vgpu add gpu 7 type H200-4C >"$T/out" 2>"$T/err"
+rc=$?
+diag_file "$T/err"
+nsys
+[ $rc -eq 1 ] && grep -q "no room left" "$T/err" && [ "$n" -eq $N ]
+ktap_result $? "a full host refuses one more vGPU and keeps its $N"
+
+# 4: all removed
+"$CTL" -batch "$T/del.batch" >"$T/out" 2>"$T/err"
+rc=$?
+diag_file "$T/err"
+[ $rc -eq 0 ] && counts 0
+ktap_result $? "-batch removes all $N: every view is empty"
+
+# 5: the monitor saw each come and go, and lost nothing
+sleep 1
+kill "$MON_PID"
+wait "$MON_PID" 2>/dev/null
+MON_PID=
+adds=$(grep -c '^{"event":"add","vgpu":' "$T/mon")
+dels=$(grep -c '^{"event":"del","vgpu":' "$T/mon")
+echo "# monitor: $adds add, $dels del events; $(wc -l <"$T/mon.err") line(s) on stderr"
+diag_file "$T/mon.err"
+[ "$adds" -eq $N ] && [ "$dels" -eq $N ] && ! grep -q "events were lost" "$T/mon.err"
+ktap_result $? "monitor: $N add and $N del events, none lost"
+
+# 6: one vGPU on each GPU still fits: the slots and the VRAM were freed
+nsys
+bad=0
+for ((g = 0; g < NGPU; g++)); do
+	echo "b0000000-0000-4000-8000-0000000000$((g / 10))$((g % 10))" \
+		>/sys/class/mdev_bus/sim$g/mdev_supported_types/gpuvirt_sim-H200-35C/create 2>/dev/null &&
+		echo 1 >$MDEV/b0000000-0000-4000-8000-0000000000$((g / 10))$((g % 10))/remove || bad=1
+done
+[ "$n" -eq 0 ] && [ $bad -eq 0 ]
+ktap_result $? "each GPU takes a vGPU of another type again: nothing of the old ones holds it"
+
+# 7: the kernel memory comes back: a second identical round leaves the
+# slab where the first one did
+# The second round writes sysfs from this shell: it is the kernel's
+# memory that is looked at, and builtins are quicker than gpuvirtctl here.
+slab first
+rc=0
+for ((g = 0; g < NGPU; g++)); do
+	for ((i = 0; i < PER; i++)); do
+		uuid "$g" "$i"
+		echo "$u" >/sys/class/mdev_bus/sim$g/mdev_supported_types/gpuvirt_sim-H200-4C/create || rc=1
+	done
+done
+nsys
+[ "$n" -eq $N ] || rc=1
+for ((g = 0; g < NGPU; g++)); do
+	for ((i = 0; i < PER; i++)); do
+		uuid "$g" "$i"
+		echo 1 >$MDEV/$u/remove || rc=1
+	done
+done
+nsys
+[ "$n" -eq 0 ] || rc=1
+slab second
+echo "# slab growth over the second round: $((second - first)) kB (allowed $SLAB_SLACK_KB kB)"
+[ $rc -eq 0 ] && [ $((second - first)) -le $SLAB_SLACK_KB ]
+ktap_result $? "a second round of $N vGPUs returns its kernel memory"
+
+# 8: the GPUs go too
+for ((g = 0; g < NGPU; g++)); do echo "$g" >$BUS/del_device || break; done
+[ -z "$(ls "$CORE")" ] && ! ls -d /sys/class/mdev_bus/sim* 2>/dev/null
+ktap_result $? "the $NGPU GPUs are removed"
+echo "# took $((SECONDS - t_start)) s"
+
+ktap_finish
