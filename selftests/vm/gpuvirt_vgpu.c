@@ -1392,13 +1392,13 @@ static unsigned long long msi_suppressed(const char *uuid)
 }
 
 /*
- * BAR2 fault-around: a first write to unbacked VRAM through a mapping
- * backs and maps the faulting page's whole aligned block of 16 pages at
- * once. Those pages are zeroed, even where the previous tenant of the same
- * VRAM wrote, and charged to the host memory cap. A read fault maps only
- * pages that are backed already, so reading VRAM backs no more than it
- * did; fault-around never maps outside the VMA; and at the cap a write is
- * SIGBUS with exactly the cap backed, fault-around or not.
+ * BAR2 fault-around and block backing: a first write to unbacked VRAM
+ * through a mapping backs and maps the faulting page's whole aligned
+ * block of 16 pages at once (the sim backs VRAM 64 KiB at a time). Those
+ * pages are zeroed, even where the previous tenant of the same VRAM
+ * wrote, and charged to the host memory cap. A read fault backs one block
+ * too, no more; fault-around never maps outside the VMA; and at the cap a
+ * write is SIGBUS with exactly the cap backed.
  */
 TEST_F(vgpu, vram_fault_around_zeroed_and_capped)
 {
@@ -1450,21 +1450,25 @@ TEST_F(vgpu, vram_fault_around_zeroed_and_capped)
 	EXPECT_EQ(0x5c, m[blk + 5 * 4096 + 7]);
 	EXPECT_EQ(16, backed_pages());	/* reading them faulted nothing in */
 
-	/* a read fault on an unbacked block backs the page read, no more */
+	/* a read fault on an unbacked block backs that block, no more */
 	EXPECT_EQ(0, touch(m + 3 * blk + 4096, false, &v));
 	EXPECT_EQ(0, v);
-	EXPECT_EQ(17, backed_pages());
-	EXPECT_EQ(0, page_present(m + 3 * blk));
-	EXPECT_EQ(0, page_present(m + 3 * blk + 2 * 4096));
+	EXPECT_EQ(32, backed_pages());
+	EXPECT_EQ(1, page_present(m + 3 * blk));
+	EXPECT_EQ(0, page_present(m + 4 * blk));
+	for (i = 3 * blk, nonzero = 0; i < 4 * blk; i++)
+		nonzero += m[i] != 0;
+	EXPECT_EQ(0, nonzero);
 
-	/* a two-page mapping in the middle of block 8: only its pages */
+	/* a two-page mapping in the middle of block 8: only its pages mapped */
 	m2 = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, a.device,
 		  REGION(VFIO_PCI_BAR2_REGION_INDEX) + 8 * blk + 3 * 4096);
 	ASSERT_NE(MAP_FAILED, m2);
 	m2[4096 + 1] = 1;
-	EXPECT_EQ(19, backed_pages());
+	EXPECT_EQ(48, backed_pages());
 	EXPECT_EQ(1, page_present(m2));
 	EXPECT_EQ(0, m2[0]);
+	EXPECT_EQ(0, page_present(m + 8 * blk));	/* not through this VMA */
 	munmap(m2, 2 * 4096);
 
 	/*
