@@ -32,7 +32,7 @@ MODULE_PARM_DESC(host_mem_cap_mb,
 static atomic_long_t gpuvirt_sim_host_pages = ATOMIC_LONG_INIT(0);
 
 #define GPUVIRT_SIM_BACK_ORDER		4
-#define GPUVIRT_SIM_BACK_PAGES		(1UL << GPUVIRT_SIM_BACK_ORDER)
+#define GPUVIRT_SIM_BACK_PAGES		BIT(GPUVIRT_SIM_BACK_ORDER)
 
 static bool gpuvirt_sim_host_charge(unsigned long pages)
 {
