@@ -13,7 +13,9 @@
 #   -k KVER    kernel release, or a series such as 6.12 (default: 6.1)
 #   -o OUTDIR  vm-run's output directory (default: build/bench-sched); the
 #              guest's whole output is in OUTDIR/ktap.log, the table in
-#              OUTDIR/table.md
+#              OUTDIR/table.md, and beside it OUTDIR/shares.svg, each
+#              vGPU's share over time under every policy with a noisy
+#              neighbour coming and going (policy_sim -g)
 #   -w SECONDS measuring window of each VM measure (default 10)
 #   -a ARGS    extra guest kernel command line, e.g. 'clocksource=tsc
 #              tsc=reliable' (the 6.1 guest picks hpet by itself, and
@@ -41,7 +43,7 @@ while [ $# -gt 0 ]; do
 	-w) window=${2:?-w needs seconds}; shift 2 ;;
 	--host-only) vm=0; shift ;;
 	--vm-only) host=0; shift ;;
-	-h|--help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "usage: bench/sched/run.sh [-k KVER] [-o OUTDIR] [-w WINDOW_S] [--host-only | --vm-only]" >&2
 	   exit 2 ;;
 	esac
@@ -75,7 +77,7 @@ if [ $host -eq 1 ]; then
 		if [ -z "$sim" ]; then
 			echo "bench/sched: policy_sim built, but where to?" >&2
 			rc=1
-		elif ! "$sim" >"$outdir/policy_sim.out"; then
+		elif ! "$sim" -g "$outdir/shares.svg" >"$outdir/policy_sim.out"; then
 			echo "bench/sched: $sim failed; its output is in $outdir/policy_sim.out" >&2
 			rc=1
 		fi
@@ -117,4 +119,8 @@ cat "$outdir/table.md"
 n=$(awk -F'\t' '$6 != "info"' "$rows" | wc -l)
 met=$(awk -F'\t' '$6 == "yes"' "$rows" | wc -l)
 echo "$met of $n goals met"
+[ ! -s "$outdir/shares.svg" ] || {
+	grep '^note: timeline' "$outdir/policy_sim.out" || true
+	echo "shares over time: $outdir/shares.svg"
+}
 exit $rc
