@@ -371,6 +371,81 @@ static int id_list_cb(const struct nlmsghdr *nlh, void *data)
 	return 0;
 }
 
+/*
+ * The GPU's two MIG axes drawn as text, under the GI lines of "mig show"
+ * in text mode (never in JSON): one row for the 8 memory slots and one
+ * for the 7 compute slices, 8 columns a slot, each GI a box over the
+ * slots it holds, named by its id and profile ("*" after the id: it has a
+ * vGPU). A free compute slice is "free" where a GI could still use it and
+ * "--" under another GI's memory, where none can. 73 columns wide.
+ *
+ *            0       1       2       3       4       5       6       7
+ *   memory  [gi0 3g.71gb                   ][gi1 1g.35gb   ][ free ][ free ]
+ *   compute [gi0 3 slices          ][  --  ][gi1   ][  --  ][ free ]
+ */
+#define MIG_CELL	8
+
+static void mig_draw_row(const struct mig_gpu *g, bool memory)
+{
+	int owner[GPUVIRT_MIG_SLOTS], mem_owner[GPUVIRT_MIG_SLOTS];
+	unsigned int n = memory ? GPUVIRT_MIG_SLOTS : GPUVIRT_MIG_SLICES;
+	char line[MIG_CELL * GPUVIRT_MIG_SLOTS + 16], label[64];
+	unsigned int i, s, run, w;
+	size_t pos;
+
+	for (s = 0; s < GPUVIRT_MIG_SLOTS; s++)
+		owner[s] = mem_owner[s] = -1;
+	for (i = 0; i < GPUVIRT_MIG_GIS_MAX; i++) {
+		const struct mig_gi *gi = &g->gi[i];
+
+		if (!g->layout.gi[i].used)
+			continue;
+		for (s = gi->start; s < gi->start + gi->slots && s < GPUVIRT_MIG_SLOTS; s++)
+			mem_owner[s] = i;
+		for (s = gi->start; s < gi->start + gi->slices && s < n; s++)
+			owner[s] = i;
+	}
+	if (memory)
+		memcpy(owner, mem_owner, sizeof(owner));
+	pos = snprintf(line, sizeof(line), "  %-8s", memory ? "memory" : "compute");
+	for (s = 0; s < n; s += run) {
+		for (run = 1; s + run < n && owner[s + run] == owner[s]; run++)
+			;
+		if (owner[s] < 0) {
+			run = 1;
+			pos += snprintf(line + pos, sizeof(line) - pos, "%s",
+					mem_owner[s] < 0 ? "[ free ]" : "[  --  ]");
+			continue;
+		}
+		i = owner[s];
+		if (memory)
+			snprintf(label, sizeof(label), "gi%u%s %s", i,
+				 g->busy & (1u << i) ? "*" : "", g->gi[i].profile);
+		else if (run > 1)
+			snprintf(label, sizeof(label), "gi%u%s %u slices", i,
+				 g->busy & (1u << i) ? "*" : "", run);
+		else
+			snprintf(label, sizeof(label), "gi%u%s", i,
+				 g->busy & (1u << i) ? "*" : "");
+		w = run * MIG_CELL - 2;
+		pos += snprintf(line + pos, sizeof(line) - pos, "[%-*.*s]",
+				(int)w, (int)w, label);
+	}
+	printf("%s\n", line);
+}
+
+static void mig_draw(const struct mig_gpu *g)
+{
+	unsigned int s;
+
+	printf("  %-8s", "");
+	for (s = 0; s < GPUVIRT_MIG_SLOTS; s++)
+		printf(" %-*u", s + 1 < GPUVIRT_MIG_SLOTS ? MIG_CELL - 1 : 0, s);
+	printf("\n");
+	mig_draw_row(g, true);
+	mig_draw_row(g, false);
+}
+
 static void mig_gpu_print(const struct mig_gpu *g)
 {
 	unsigned int i;
@@ -411,6 +486,10 @@ static void mig_gpu_print(const struct mig_gpu *g)
 	}
 	pr_close_array();
 	pr_close_object();
+	if (!pr_is_json() && g->mig && !g->table_err) {
+		fflush(stdout);
+		mig_draw(g);
+	}
 }
 
 static int mig_show(struct ctx *ctx, const void *o, uint64_t given)
