@@ -7,13 +7,33 @@
 # sample (the vgpu_lifecycle baseline) when it was built, runs
 # build/bench/vgpu_bench, then removes everything it created.
 #
-# Usage: bench/run-guest.sh [vgpu_bench options]   (see bench/vgpu_bench.c)
+# When the doorbell benchmark is among those run, it then runs again with
+# busy neighbours: NEIGHBOURS more H200-35C vGPUs, each kept busy by
+# build/user/selftests/vm/vgpu_load (2 ms COMPUTE packets), once under each
+# scheduling policy (doorbell_latency_busyN_POLICY).
+#
+# Usage: bench/run-guest.sh [--neighbours N] [vgpu_bench options]
+#        (see bench/vgpu_bench.c; --neighbours 0 skips the busy runs;
+#        default 3, as many as an H200 has left beside the benchmark's vGPU)
 set -u
+
+NEIGHBOURS=3
+args=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--neighbours) NEIGHBOURS=${2:?--neighbours needs a number}; shift 2 ;;
+	*) args+=("$1"); shift ;;
+	esac
+done
+set -- ${args[@]+"${args[@]}"}
 
 cd "${GPUVIRT_SRC:-.}" || exit 1
 KVER=${KVER:-$(uname -r)}
 KO=${GPUVIRT_KO_DIR:-build/$KVER}
 BIN=build/bench/vgpu_bench
+LOAD=build/user/selftests/vm/vgpu_load
+KNOBS=/sys/bus/gpuvirt_sim/devices/sim0/gpuvirt
+LOAD_PIDS=()
 MTTY_KO=build/$KVER/bench/mtty/mtty.ko
 UUID=b3e5c0de-0000-4000-8000-0000000000a1
 TYPE=/sys/class/mdev_bus/sim0/mdev_supported_types/gpuvirt_sim-H200-35C
@@ -22,6 +42,8 @@ say() { echo "run-guest: $*"; }
 
 cleanup() {
 	local d
+	[ ${#LOAD_PIDS[@]} -eq 0 ] || kill "${LOAD_PIDS[@]}" 2>/dev/null
+	wait
 	for d in /sys/bus/mdev/devices/b3e5c0de-*; do
 		[ -e "$d/remove" ] && echo 1 >"$d/remove"
 	done
@@ -65,5 +87,54 @@ fi
 
 "$BIN" --uuid "$UUID" "$@"
 rc=$?
+
+# ---- the doorbell again, with busy neighbours, under each policy ----
+only=all
+for ((i = 1; i <= $#; i++)); do
+	[ "${!i}" = --only ] && { j=$((i + 1)); only=${!j:-}; }
+done
+busy_neighbours() {
+	local i u p ready
+	[ -x "$LOAD" ] || { say "no $LOAD (make vm-tests): no busy-neighbour runs"; return 1; }
+	for i in $(seq 1 "$NEIGHBOURS"); do
+		u=$(printf 'b3e5c0de-0000-4000-8000-0000000001%02x' "$i")
+		echo "$u" >"$TYPE/create" || { say "cannot create neighbour $i"; return 1; }
+		rm -f "/tmp/bench-load.$i"
+		"$LOAD" "$u" --seconds 0 --compute-us 2000 --quiet \
+			--ready "/tmp/bench-load.$i" &
+		LOAD_PIDS+=($!)
+	done
+	for i in $(seq 1 "$NEIGHBOURS"); do
+		for _ in $(seq 300); do
+			[ -e "/tmp/bench-load.$i" ] && break
+			sleep 0.1
+		done
+		[ -e "/tmp/bench-load.$i" ] || { say "neighbour $i never started"; return 1; }
+	done
+	say "$NEIGHBOURS busy neighbours (vgpu_load, 2 ms COMPUTE packets)," \
+		"slice $(cat "$KNOBS/sched_slice_us") us"
+	for p in best-effort equal-share fixed-share; do
+		echo "$p" >"$KNOBS/sched_policy" || { say "cannot set policy $p"; return 1; }
+		# each op waits for the neighbours' turns: fewer ops and rounds
+		"$BIN" --uuid "$UUID" --only doorbell -r 7 -d 20 \
+			--label "busy${NEIGHBOURS}_${p//-/_}" || return 1
+	done
+	echo best-effort >"$KNOBS/sched_policy"
+	kill -TERM "${LOAD_PIDS[@]}"
+	ready=0
+	for p in "${LOAD_PIDS[@]}"; do
+		wait "$p" || ready=1
+	done
+	LOAD_PIDS=()
+	[ $ready -eq 0 ] || { say "a vgpu_load reported a failure"; return 1; }
+}
+case $only in
+all|*doorbell*)
+	if [ "$NEIGHBOURS" -gt 0 ]; then
+		say "default policy $(cat "$KNOBS/sched_policy" 2>/dev/null)"
+		busy_neighbours || rc=1
+	fi
+	;;
+esac
 say "backed VRAM after the run: $(grep backed_pages /sys/kernel/debug/gpuvirt_sim/sim0/vram 2>/dev/null)"
 exit $rc

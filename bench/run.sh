@@ -5,12 +5,14 @@
 # the kernel's mtty sample for KVER, boots the test VM (selftests/vm-run.sh)
 # with bench/run-guest.sh as its command, and prints the "bench:" lines.
 #
-# Usage: bench/run.sh [-k KVER] [-o OUTDIR] [-- vgpu_bench options]
+# Usage: bench/run.sh [-k KVER] [-o OUTDIR] [-a 'KERNEL ARGS'] [-- vgpu_bench options]
 #
 #   -k KVER    kernel release, or a series such as 6.12 (default: 6.1)
 #   -o OUTDIR  vm-run's output directory (default: build/KVER/bench-vm);
 #              the whole guest output is in OUTDIR/ktap.log, the bench
 #              lines alone in OUTDIR/bench.txt
+#   -a ARGS    extra guest kernel command line, e.g. 'clocksource=tsc
+#              tsc=reliable' (the 6.1 guest picks hpet by itself)
 #
 # Every result is a ratio measured side by side in the one run; see
 # bench/README.md for how to read them. Exit status: vm-run's.
@@ -21,11 +23,13 @@ cd "$SRC"
 
 kver=6.1
 outdir=""
+append=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	-k) kver=${2:?-k needs a kernel}; shift 2 ;;
 	-o) outdir=${2:?-o needs a directory}; shift 2 ;;
-	-h|--help) sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-a) append=${2?-a needs kernel arguments}; shift 2 ;;
+	-h|--help) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	--) shift; break ;;
 	*) echo "usage: bench/run.sh [-k KVER] [-o OUTDIR] [-- vgpu_bench options]" >&2; exit 2 ;;
 	esac
@@ -40,6 +44,7 @@ outdir=${outdir:-build/$kver/bench-vm}
 echo "bench/run.sh: building for $kver" >&2
 make -s modules KVER="$kver" >&2
 make -s -C bench >&2
+make -s vm-tests KVER="$kver" >&2	# vgpu_load, the busy neighbours
 mtty_log=build/$kver/bench/mtty-build.log
 mkdir -p "${mtty_log%/*}"
 if ! make -C bench mtty KVER="$kver" >"$mtty_log" 2>&1; then
@@ -53,7 +58,7 @@ for a in "$@"; do
 	args+=" $(printf '%q' "$a")"
 done
 set +e
-selftests/vm-run.sh -k "$kver" -o "$outdir" -t 1200 -T 1000 \
+selftests/vm-run.sh -k "$kver" -o "$outdir" -a "$append" -t 1200 -T 1000 \
 	--cmd "bench/run-guest.sh$args" >/dev/null
 rc=$?
 set -e

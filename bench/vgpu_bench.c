@@ -17,9 +17,11 @@
  *   irq_raise_latency IRQ_RAISE on BAR0 (pwrite) to the MSI eventfd firing
  *                     (poll + read), vs one pread of a BAR0 register and vs
  *                     getppid()
- *   doorbell_latency  NOP + FENCE(IRQ) written into the command ring, the
- *                     doorbell rung (pwrite RING_TAIL), to the MSI eventfd
- *                     firing (poll + read), vs the same two baselines
+ *   doorbell_latency  one FENCE(IRQ) packet written into the command ring,
+ *                     the doorbell rung (pwrite RING_TAIL), to the MSI
+ *                     eventfd firing (poll + read), vs the same two
+ *                     baselines; --label NAME names a run of it with busy
+ *                     neighbours (doorbell_latency_NAME)
  *   vgpu_lifecycle    mdev create + VFIO group open + close + remove of a
  *                     vGPU vs the same loop on the kernel's mtty sample
  *
@@ -28,7 +30,7 @@
  * and driver.
  *
  * Usage: vgpu_bench --uuid UUID [-r ROUNDS] [-s MIB] [-t MIB] [-k BATCH]
- *                   [-d BATCH] [-n CYCLES]
+ *                   [-d BATCH] [-n CYCLES] [--label NAME]
  *                   [--only bar2,irq,doorbell,lifecycle]
  */
 #include <errno.h>
@@ -64,7 +66,7 @@
 static int rounds = 15;
 static size_t steady_mib = 64, touch_mib = 16;
 static int irq_batch = 2000, db_batch = 500, lc_cycles = 30;
-static const char *uuid;
+static const char *uuid, *label;
 static int failures;
 
 static double now(void)
@@ -213,6 +215,35 @@ static double mibps(size_t len, double s)
  * then unmapped and mapped again and written once more: "remap", the fault
  * cost alone, the backing already there.
  */
+/*
+ * Touch @need_mib MiB of the guest's free memory, twice what the
+ * first-touch rounds will back, and free it again. Under QEMU a guest page
+ * that was never used is not backed on the host either, and its first use
+ * takes a host page fault in QEMU: the anonymous baseline, mapped and
+ * unmapped round after round, recycles the same warm pages, while VRAM
+ * backing keeps growing into never-used ones. Warming the free memory
+ * first gives both sides the same kind of page.
+ */
+static void prewarm_guest_ram(size_t need_mib)
+{
+	size_t len = 2 * need_mib * MIB;
+	double t0 = now();
+	char *p;
+
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		printf("note: bar2_first_touch: could not warm %zu MiB of guest RAM\n",
+		       len / MIB);
+		return;
+	}
+	madvise(p, len, MADV_NOHUGEPAGE);
+	memset(p, 1, len);
+	munmap(p, len);
+	printf("raw: bar2_first_touch warmed %zu MiB of guest RAM in %.2f s\n",
+	       len / MIB, now() - t0);
+}
+
 static void bench_bar2(int fd)
 {
 	size_t len = steady_mib * MIB, tlen = touch_mib * MIB;
@@ -286,6 +317,8 @@ static void bench_bar2(int fd)
 	 * so stay below it (with a margin for anything else backed).
 	 */
 	tr_max = cap > steady_mib + 32 ? (cap - steady_mib - 32) / touch_mib : 0;
+	prewarm_guest_ram((tr_max < (size_t)rounds ? tr_max : (size_t)rounds) *
+			  touch_mib + 64);
 	if ((size_t)rounds > tr_max)
 		printf("note: bar2_first_touch: %zu rounds only: host_mem_cap_mb=%zu\n",
 		       tr_max, cap);
@@ -434,14 +467,66 @@ out:
 /*
  * c. Doorbell to completion over the command ring. A 4 KiB ring sits in
  * the last page of the slice, written through a BAR2 mapping. One op
- * writes NOP + FENCE(IRQ) (fence value not written back) at the tail,
- * rings the doorbell (pwrite RING_TAIL) and waits for the MSI (poll +
- * read of the eventfd): the engine thread wakes, runs both packets under
- * its cost model (1 us each) and raises the interrupt. IRQ_STATUS is acked
- * once per batch, outside the timed region; the device signals every
- * fence whether or not the cause is pending. Baselines as in b.
+ * writes one FENCE(IRQ) packet (fence value not written back) at the
+ * tail, rings the doorbell (pwrite RING_TAIL) and waits for the MSI (poll
+ * + read of the eventfd): the engine thread wakes, the policy picks the
+ * vGPU, the packet runs under the cost model (1 us) and the engine raises
+ * the interrupt. IRQ_STATUS is acked once per batch, outside the timed
+ * region; the device signals every fence whether or not the cause is
+ * pending. Baselines as in b. With --label the run is named
+ * doorbell_latency_LABEL: run-guest.sh runs it again with busy neighbours
+ * under each policy.
+ *
+ * The core's histogram of the vGPU's waits, from becoming runnable (the
+ * doorbell) to the engine picking it (debugfs vgpus/UUID/sched,
+ * wait_hist_us), is read before and after the timed rounds: it splits the
+ * op into the engine's wake-up and decision, and the rest.
  */
 #define DB_RING		4096u
+#define DB_HIST		16
+
+/*
+ * The vGPU's wait histogram, "wait_hist_us: 1:N 4:N ... inf:N", into
+ * cnt[] (bounds in bound[]); returns the number of buckets, 0 if the
+ * debugfs file is not there.
+ */
+static int db_hist(unsigned long long *cnt, char bound[][8])
+{
+	char path[256], line[512], *p, *tok;
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/debug/gpuvirt/gpus/sim0/vgpus/%s/sched", uuid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "wait_hist_us:", 13))
+			break;
+	fclose(f);
+	if (strncmp(line, "wait_hist_us:", 13))
+		return 0;
+	for (tok = strtok(line + 13, " \n"); tok && n < DB_HIST;
+	     tok = strtok(NULL, " \n")) {
+		p = strchr(tok, ':');
+		if (!p)
+			break;
+		snprintf(bound[n], 8, "%.*s", (int)(p - tok), tok);
+		cnt[n++] = strtoull(p + 1, NULL, 10);
+	}
+	return n;
+}
+
+/* Name of a doorbell result: doorbell_latency[_LABEL][SUFFIX] */
+static const char *db_name(const char *suffix)
+{
+	static char name[128];
+
+	snprintf(name, sizeof(name), "doorbell_latency%s%s%s",
+		 label ? "_" : "", label ? label : "", suffix);
+	return name;
+}
 
 struct db_ring {
 	int fd, efd;
@@ -452,7 +537,6 @@ struct db_ring {
 static int doorbell_once(struct db_ring *d)
 {
 	const uint32_t pkt[] = {
-		GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_NOP, 1, 0),
 		GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_FENCE, 4, GPUVIRT_VGPU_PKT_FLAG_IRQ),
 		++d->seq, 0xffffffff, 0xffffffff,	/* no write-back */
 	};
@@ -475,13 +559,15 @@ static void bench_doorbell(int fd)
 {
 	double ratio[MAX_ROUNDS], ratio_ppid[MAX_ROUNDS];
 	struct db_ring d = { .fd = fd, .efd = -1 };
+	unsigned long long h0[DB_HIST] = { 0 }, h1[DB_HIST] = { 0 }, waits = 0;
+	char bound[DB_HIST][8];
 	uint32_t lo = 0, hi = 0, v, fence = 0;
-	int r, i, k = db_batch;
+	int r, i, k = db_batch, nh;
 	uint64_t base;
 
 	if (reg_rd(fd, GPUVIRT_VGPU_REG_VRAM_SIZE_LO, &lo) ||
 	    reg_rd(fd, GPUVIRT_VGPU_REG_VRAM_SIZE_HI, &hi)) {
-		printf("bench: doorbell_latency ratio=n/a (cannot read VRAM_SIZE)\n");
+		printf("bench: %s ratio=n/a (cannot read VRAM_SIZE)\n", db_name(""));
 		failures++;
 		return;
 	}
@@ -494,7 +580,7 @@ static void bench_doorbell(int fd)
 	    reg_wr(fd, GPUVIRT_VGPU_REG_RING_BASE_LO, (uint32_t)base) ||
 	    reg_wr(fd, GPUVIRT_VGPU_REG_RING_BASE_HI, base >> 32) ||
 	    reg_wr(fd, GPUVIRT_VGPU_REG_RING_SIZE, DB_RING)) {
-		printf("bench: doorbell_latency ratio=n/a (ring or MSI setup failed: %s)\n",
+		printf("bench: %s ratio=n/a (ring or MSI setup failed: %s)\n", db_name(""),
 		       strerror(errno));
 		failures++;
 		goto out;
@@ -502,17 +588,18 @@ static void bench_doorbell(int fd)
 	/* warm up, and check the path works at all */
 	for (i = 0; i < 50; i++)
 		if (doorbell_once(&d)) {
-			printf("bench: doorbell_latency ratio=n/a (no MSI after the doorbell)\n");
+			printf("bench: %s ratio=n/a (no MSI after the doorbell)\n", db_name(""));
 			failures++;
 			goto out;
 		}
 	if (reg_rd(fd, GPUVIRT_VGPU_REG_FENCE, &fence) || fence != d.seq) {
-		printf("bench: doorbell_latency ratio=n/a (FENCE reads %u, expected %u)\n",
+		printf("bench: %s ratio=n/a (FENCE reads %u, expected %u)\n", db_name(""),
 		       fence, d.seq);
 		failures++;
 		goto out;
 	}
 	reg_wr(fd, GPUVIRT_VGPU_REG_IRQ_STATUS, ~0u);
+	nh = db_hist(h0, bound);
 
 	for (r = 0; r < rounds; r++) {
 		double t0, td = 0, tp = 0, tg = 0;
@@ -546,22 +633,32 @@ static void bench_doorbell(int fd)
 		}
 		ratio[r] = td / tp;
 		ratio_ppid[r] = td / tg;
-		printf("raw: doorbell round=%d ops=%d doorbell_to_irq=%.2f us pread_bar0=%.2f us getppid=%.2f us\n",
-		       r, k, td / k * 1e6, tp / k * 1e6, tg / k * 1e6);
+		printf("raw: %s round=%d ops=%d doorbell_to_irq=%.2f us pread_bar0=%.2f us getppid=%.2f us\n",
+		       db_name(""), r, k, td / k * 1e6, tp / k * 1e6,
+		       tg / k * 1e6);
 	}
 	if (reg_rd(fd, GPUVIRT_VGPU_REG_FENCE, &fence) || fence != d.seq) {
-		printf("bench: doorbell_latency ratio=n/a (FENCE reads %u, expected %u)\n",
+		printf("bench: %s ratio=n/a (FENCE reads %u, expected %u)\n", db_name(""),
 		       fence, d.seq);
 		failures++;
 		goto out;
 	}
-	report("doorbell_latency", ratio, rounds,
-	       "[(NOP+FENCE(IRQ) into the ring + RING_TAIL pwrite + poll + read) / one BAR0 pread; lower is better]");
-	report("doorbell_latency_vs_getppid", ratio_ppid, rounds,
-	       "[(NOP+FENCE(IRQ) into the ring + RING_TAIL pwrite + poll + read) / getppid()]");
+	if (nh && db_hist(h1, bound) == nh) {
+		printf("raw: %s wait_hist_us (doorbell to the engine picking the vGPU, timed rounds):",
+		       db_name(""));
+		for (i = 0; i < nh; i++) {
+			printf(" <=%s:%llu", bound[i], h1[i] - h0[i]);
+			waits += h1[i] - h0[i];
+		}
+		printf(" (%llu waits, %d ops)\n", waits, rounds * k);
+	}
+	report(db_name(""), ratio, rounds,
+	       "[(FENCE(IRQ) into the ring + RING_TAIL pwrite + poll + read) / one BAR0 pread; lower is better]");
+	report(db_name("_vs_getppid"), ratio_ppid, rounds,
+	       "[(FENCE(IRQ) into the ring + RING_TAIL pwrite + poll + read) / getppid()]");
 	goto out;
 lost:
-	printf("bench: doorbell_latency ratio=n/a (interrupt lost in round %d)\n", r);
+	printf("bench: %s ratio=n/a (interrupt lost in round %d)\n", db_name(""), r);
 	failures++;
 out:
 	/* the ring off (it is idle now), MSI off */
@@ -676,6 +773,7 @@ static void usage(const char *argv0)
 	fprintf(stderr,
 		"usage: %s --uuid UUID [-r ROUNDS] [-s STEADY_MIB] [-t TOUCH_MIB]\n"
 		"          [-k IRQ_BATCH] [-d DOORBELL_BATCH] [-n LIFECYCLE_CYCLES]\n"
+		"          [--label NAME]\n"
 		"          [--only bar2,irq,doorbell,lifecycle]\n",
 		argv0);
 	exit(2);
@@ -686,6 +784,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "uuid", required_argument, NULL, 'u' },
 		{ "only", required_argument, NULL, 'o' },
+		{ "label", required_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *only = "bar2,irq,doorbell,lifecycle";
@@ -693,7 +792,7 @@ int main(int argc, char **argv)
 	uint32_t magic = 0;
 	int c, err;
 
-	while ((c = getopt_long(argc, argv, "u:r:s:t:k:d:n:o:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "u:r:s:t:k:d:n:o:l:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'u': uuid = optarg; break;
 		case 'r': rounds = atoi(optarg); break;
@@ -703,6 +802,7 @@ int main(int argc, char **argv)
 		case 'd': db_batch = atoi(optarg); break;
 		case 'n': lc_cycles = atoi(optarg); break;
 		case 'o': only = optarg; break;
+		case 'l': label = optarg; break;
 		default: usage(argv[0]);
 		}
 	}

@@ -5,42 +5,17 @@
  *	gpuvirtctl apply -f FILE [ --dry-run ] [ --prune ]
  *	gpuvirtctl assert -f FILE
  *
- * Both parse FILE (config.c), read the state (netlink gpu, sched and vgpu
- * dumps; a GPU's vgpu_mode in sysfs) and compute a plan: the steps that take
- * the system to what the file says, in this order:
- *
- *	+ simulated GPUs that are missing		new_device
- *	then per GPU of the file:
- *	- vGPUs it does not list (--prune only)	mdev remove
- *	~ MIG mode on					gpu-set
- *	- GIs in the way of the "mig" section		gi-del
- *	+ GIs of the "mig" section			gi-new
- *	  (or: - every GI, ~ MIG mode off)
- *	~ vgpu-mode					sysfs vgpu_mode
- *	~ the scheduler					sched-set
- *	~ weight, min-pct, max-pct of vGPUs, those	vgpu-set
- *	  that lower their minimum first
- *	+ missing vGPUs					mdev create, vgpu-set
- *	then the other stacks' devices (apply_stacks.c):
- *	- their vGPUs it does not list (--prune only)	remove, or VF type 0
- *	+ their missing vGPUs				create, or VF type
- *	then passthrough (pt.c):
- *	- assignments it does not list (--prune only)	pt release
- *	  per device of "passthrough" not assigned as it says:
- *	- its group's assignment, if another one	pt release
- *	+ its group to the driver			pt assign
- *
- * so that capacity and the minimums' 100 % are freed before they are used.
- * What the plan cannot do is a conflict, refused before anything changes:
- * a GPU that does not exist, a vGPU of another type or on another GPU than
- * the file says, a type the GPU does not offer, a mode change with vGPUs
- * left, a MIG layout that the planner (mig.h) cannot reach without moving
- * a GI that has a vGPU, a device whose group pt_check() refuses or whose
- * driver is not loaded, two devices of one IOMMU group. "apply" prints the
- * plan and runs it step by step; when a step fails, the steps done are
- * undone in reverse order, so that nothing is left half-applied. "assert"
- * prints the plan as the list of differences. Each kind of step is one
- * entry of step_ops[]: how it is shown, named, done and undone.
+ * Both parse FILE (config.c), read the state of the host into struct state
+ * (state_read() below: the netlink gpu, sched and vgpu dumps, the MIG state
+ * of the file's GPUs, the kernel's answer for each vGPU type the file wants
+ * on an existing GPU, the passthrough preflight of each "passthrough" entry
+ * and the other stacks' sysfs), and let the planner (plan.c), which does no
+ * I/O, compute the steps and the conflicts. Conflicts refuse the whole file
+ * before anything changes. "apply" prints the plan and runs it step by
+ * step; when a step fails, the steps done are undone in reverse order, so
+ * that nothing is left half-applied. "assert" prints the plan as the list
+ * of differences. Each kind of step is one entry of step_ops[]: how it is
+ * shown, named, done and undone.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -58,16 +33,16 @@
 #include "gpuvirtctl.h"
 #include "mig.h"
 #include "nl.h"
+#include "plan.h"
 #include "print.h"
 #include "pt.h"
 #include "sysfs.h"
 
 #define SIM_BUS		"/sys/bus/gpuvirt_sim"
-#define SIM_BACKEND	"gpuvirt_sim"
 #define MDEV_BUS	"/sys/class/mdev_bus"
 #define APPLY_LOCK	"/run/gpuvirtctl.lock"
 #define FILE_MAX	(1 << 20)
-#define NAME_LEN	64
+#define NAME_LEN	PLAN_NAME_LEN
 
 /* The kernel's errors name attributes by the keys of the file. */
 static const char *const vgpu_keywords[GPUVIRT_A_VGPU_MAX + 1] = {
@@ -85,46 +60,6 @@ static const struct nl_attr_names sched_names =
 
 /* The state ----------------------------------------------------------------- */
 
-struct cur_gpu {
-	uint32_t id;
-	char name[NAME_LEN];
-	char model[NAME_LEN];
-	char backend[NAME_LEN];
-	uint64_t vram;
-	uint32_t engines;
-	bool has_sched;
-	uint32_t policy, timeslice_us;
-};
-
-struct cur_vgpu {
-	char uuid[UNITS_UUID_LEN];
-	uint32_t gpu;
-	char type[NAME_LEN];
-	uint32_t weight, min_pct, max_pct;
-	bool has_gi;
-	uint32_t gi;
-};
-
-struct state {
-	struct cur_gpu *gpus;
-	size_t n_gpus;
-	struct cur_vgpu *vgpus;
-	size_t n_vgpus;
-};
-
-/* One more zeroed element at the end of *@arr; NULL without memory. */
-static void *append(void *arr_p, size_t *n, size_t size)
-{
-	void **arr = arr_p;
-	char *a = realloc(*arr, (*n + 1) * size);
-
-	if (!a)
-		return NULL;
-	*arr = a;
-	memset(a + *n * size, 0, size);
-	return a + (*n)++ * size;
-}
-
 static int state_gpu_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[GPUVIRT_A_GPU_MAX + 1];
@@ -136,7 +71,7 @@ static int state_gpu_cb(const struct nlmsghdr *nlh, void *data)
 		err_print("malformed GPU message from the kernel");
 		return -EINVAL;
 	}
-	g = append(&st->gpus, &st->n_gpus, sizeof(*g));
+	g = plan_append(&st->gpus, &st->n_gpus, sizeof(*g));
 	if (!g) {
 		err_print("%s", strerror(ENOMEM));
 		return -ENOMEM;
@@ -150,17 +85,13 @@ static int state_gpu_cb(const struct nlmsghdr *nlh, void *data)
 		g->vram = mnl_attr_get_u64(tb[GPUVIRT_A_GPU_VRAM_SIZE]);
 	if (tb[GPUVIRT_A_GPU_ENGINES])
 		g->engines = mnl_attr_get_u32(tb[GPUVIRT_A_GPU_ENGINES]);
+	g->vgpu_mode = -1;
+	if (tb[GPUVIRT_A_GPU_VGPU_MODE])
+		g->vgpu_mode = mnl_attr_get_u32(tb[GPUVIRT_A_GPU_VGPU_MODE]) ==
+			       GPUVIRT_VGPU_MODE_MIXED ?
+			       CONFIG_VGPU_MODE_MIXED :
+			       CONFIG_VGPU_MODE_HOMOGENEOUS;
 	return 0;
-}
-
-static struct cur_gpu *state_gpu(const struct state *st, uint32_t id)
-{
-	size_t i;
-
-	for (i = 0; i < st->n_gpus; i++)
-		if (st->gpus[i].id == id)
-			return &st->gpus[i];
-	return NULL;
 }
 
 static int state_sched_cb(const struct nlmsghdr *nlh, void *data)
@@ -200,7 +131,7 @@ static int state_vgpu_cb(const struct nlmsghdr *nlh, void *data)
 		err_print("malformed vGPU message from the kernel");
 		return -EINVAL;
 	}
-	v = append(&st->vgpus, &st->n_vgpus, sizeof(*v));
+	v = plan_append(&st->vgpus, &st->n_vgpus, sizeof(*v));
 	if (!v) {
 		err_print("%s", strerror(ENOMEM));
 		return -ENOMEM;
@@ -217,17 +148,6 @@ static int state_vgpu_cb(const struct nlmsghdr *nlh, void *data)
 	return 0;
 }
 
-static const struct cur_vgpu *state_vgpu(const struct state *st,
-					 const char *uuid)
-{
-	size_t i;
-
-	for (i = 0; i < st->n_vgpus; i++)
-		if (!strcmp(st->vgpus[i].uuid, uuid))
-			return &st->vgpus[i];
-	return NULL;
-}
-
 static int dump(struct ctx *ctx, uint8_t cmd, nl_msg_cb cb, void *data)
 {
 	nl_msg_start(ctx->nl, cmd, NLM_F_DUMP);
@@ -239,606 +159,9 @@ static int dump(struct ctx *ctx, uint8_t cmd, nl_msg_cb cb, void *data)
 	return EXIT_OK;
 }
 
-/* GPUs first: the scheduler dump fills in theirs. */
-static int state_read(struct ctx *ctx, struct state *st)
+static const char *pt_root(const struct ctx *ctx)
 {
-	return dump(ctx, GPUVIRT_CMD_GPU_GET, state_gpu_cb, st) ||
-	       dump(ctx, GPUVIRT_CMD_SCHED_GET, state_sched_cb, st) ||
-	       dump(ctx, GPUVIRT_CMD_VGPU_GET, state_vgpu_cb, st) ?
-	       EXIT_RUNTIME : EXIT_OK;
-}
-
-static void state_free(struct state *st)
-{
-	free(st->gpus);
-	free(st->vgpus);
-}
-
-/* The vgpu_mode file of the GPU named @name; 0 or -errno. */
-static int mode_path(const char *name, char *path, size_t len)
-{
-	int n = snprintf(path, len, MDEV_BUS "/%s/gpuvirt/vgpu_mode", name);
-
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-/* The plan ------------------------------------------------------------------ */
-
-enum step_kind {
-	STEP_SIM_ADD,
-	STEP_VGPU_DEL,
-	STEP_MIG_MODE,
-	STEP_GI_DEL,
-	STEP_GI_ADD,
-	STEP_MODE,
-	STEP_SCHED,
-	STEP_VGPU_SET,
-	STEP_VGPU_ADD,
-	STEP_PT_DEL,
-	STEP_PT_ADD,
-	STEP_STK,		/* another stack's vGPU: apply_stacks.c */
-	STEP_KINDS
-};
-
-/* What a step sets, of struct vals. */
-#define SET_POLICY	0x01
-#define SET_TIMESLICE	0x02
-#define SET_WEIGHT	0x04
-#define SET_MIN		0x08
-#define SET_MAX		0x10
-#define SET_MODE	0x20
-#define SET_PARAMS	(SET_WEIGHT | SET_MIN | SET_MAX)
-
-struct vals {
-	uint32_t policy, timeslice_us;
-	uint32_t weight, min_pct, max_pct;
-	uint32_t mode;		/* enum config_vgpu_mode */
-	bool mig;		/* MIG mode */
-};
-
-struct step {
-	enum step_kind kind;
-	uint32_t gpu;
-	const struct config_sim *sim;		/* STEP_SIM_ADD */
-	char uuid[UNITS_UUID_LEN];		/* vGPU steps */
-	char type[NAME_LEN];
-	unsigned int mask;			/* SET_* */
-	struct vals want, old;
-	bool on_gi;				/* STEP_VGPU_ADD on GI @gi */
-	uint32_t gi;				/* and the GI steps */
-	char profile[GPUVIRT_MIG_NAME_MAX];	/* GI steps */
-	uint32_t start, slots;
-	struct step_pt {			/* STEP_PT_* */
-		char device[PT_BDF_LEN];
-		char driver[PT_NAME_LEN];
-		bool force, only, persistent;
-	} pt;
-	const struct stk_action *act;		/* STEP_STK */
-};
-
-struct plan {
-	struct step *steps;
-	size_t n_steps;
-	char **conflicts;
-	size_t n_conflicts;
-	bool oom;
-};
-
-static struct step *plan_step(struct plan *pl, enum step_kind kind,
-			      uint32_t gpu)
-{
-	struct step *s = append(&pl->steps, &pl->n_steps, sizeof(*s));
-
-	if (!s) {
-		pl->oom = true;
-		return NULL;
-	}
-	s->kind = kind;
-	s->gpu = gpu;
-	return s;
-}
-
-/* A conflict, "FILE:LINE: message". */
-__attribute__((format(printf, 4, 5)))
-static void conflict(struct plan *pl, const char *file, unsigned int line,
-		     const char *fmt, ...)
-{
-	char msg[512], **c;
-	va_list ap;
-	int n;
-
-	n = snprintf(msg, sizeof(msg), "%s:%u: ", file, line);
-	if (n < 0 || (size_t)n >= sizeof(msg))
-		n = 0;
-	va_start(ap, fmt);
-	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
-	va_end(ap);
-	c = append(&pl->conflicts, &pl->n_conflicts, sizeof(*c));
-	if (!c || !(*c = strdup(msg))) {
-		if (c)
-			pl->n_conflicts--;
-		pl->oom = true;
-	}
-}
-
-static void plan_free(struct plan *pl)
-{
-	size_t i;
-
-	for (i = 0; i < pl->n_conflicts; i++)
-		free(pl->conflicts[i]);
-	free(pl->conflicts);
-	free(pl->steps);
-}
-
-struct planner {
-	struct ctx *ctx;
-	const char *file;
-	const struct config *cfg;
-	const struct state *st;
-	bool prune;
-	struct plan *pl;
-	struct stk_plan *sp;
-};
-
-static void plan_sims(struct planner *p)
-{
-	char have[32], want[32];
-	size_t i;
-
-	for (i = 0; i < p->cfg->n_sims; i++) {
-		const struct config_sim *sim = &p->cfg->sims[i];
-		const struct cur_gpu *g = state_gpu(p->st, sim->id);
-
-		if (!g) {
-			struct step *s = plan_step(p->pl, STEP_SIM_ADD,
-						   sim->id);
-
-			if (s)
-				s->sim = sim;
-		} else if (strcmp(g->backend, SIM_BACKEND)) {
-			conflict(p->pl, p->file, sim->line,
-				 "GPU %u exists and is not a simulated GPU (backend %s)",
-				 sim->id, g->backend);
-		} else if (strcmp(g->model, sim->model)) {
-			conflict(p->pl, p->file, sim->line,
-				 "simulated GPU %u exists with model %s, not %s",
-				 sim->id, g->model, sim->model);
-		} else if (!strcmp(sim->model, "custom") &&
-			   (g->vram != sim->vram || g->engines != sim->engines)) {
-			units_format_size(have, sizeof(have), g->vram);
-			units_format_size(want, sizeof(want), sim->vram);
-			conflict(p->pl, p->file, sim->line,
-				 "simulated GPU %u exists with vram %s and %u engines, not %s and %u",
-				 sim->id, have, g->engines, want, sim->engines);
-		}
-	}
-}
-
-/* Is the vGPU @uuid listed on any GPU of the file? */
-static bool listed(const struct config *cfg, const char *uuid)
-{
-	size_t i;
-
-	for (i = 0; i < cfg->n_gpus; i++)
-		if (config_find_vgpu(&cfg->gpus[i], uuid))
-			return true;
-	return false;
-}
-
-/* --prune: the vGPUs of @gpu that the file lists nowhere; returns how many
- * vGPUs the GPU keeps. */
-static size_t plan_prune(struct planner *p, const struct config_gpu *gpu)
-{
-	const struct cur_vgpu *v;
-	struct step *s;
-	size_t i, kept = 0;
-
-	for (i = 0; i < p->st->n_vgpus; i++) {
-		v = &p->st->vgpus[i];
-		if (v->gpu != gpu->id)
-			continue;
-		if (!p->prune || listed(p->cfg, v->uuid)) {
-			kept++;
-			continue;
-		}
-		s = plan_step(p->pl, STEP_VGPU_DEL, gpu->id);
-		if (!s)
-			continue;
-		memcpy(s->uuid, v->uuid, sizeof(s->uuid));
-		snprintf(s->type, sizeof(s->type), "%s", v->type);
-		s->mask = SET_PARAMS;
-		s->old.weight = v->weight;
-		s->old.min_pct = v->min_pct;
-		s->old.max_pct = v->max_pct;
-	}
-	return kept;
-}
-
-/* MIG ----------------------------------------------------------------------- */
-
-/* A GPU's MIG state once its mig steps are done, for its vGPUs. */
-struct mig_after {
-	bool bad;		/* reported: plan no vGPU on its GIs */
-	bool on;		/* in MIG mode */
-	bool changes;		/* the mode changes */
-	struct mig_gpu g;	/* as it is now, with its profiles */
-	struct gpuvirt_mig_layout layout;
-	uint8_t taken;		/* GIs with a vGPU, or one planned */
-};
-
-static struct step *gi_step(struct planner *p, enum step_kind kind,
-			    const struct mig_after *ma, unsigned int gi,
-			    unsigned int profile, unsigned int start)
-{
-	const struct gpuvirt_mig_profile *pr = &ma->g.table.profile[profile];
-	struct step *s = plan_step(p->pl, kind, ma->g.id);
-
-	if (!s)
-		return NULL;
-	s->gi = gi;
-	snprintf(s->profile, sizeof(s->profile), "%s", pr->name);
-	s->start = start;
-	s->slots = pr->slots;
-	return s;
-}
-
-static void mig_mode_step(struct planner *p, const struct mig_after *ma,
-			  bool on)
-{
-	struct step *s = plan_step(p->pl, STEP_MIG_MODE, ma->g.id);
-
-	if (!s)
-		return;
-	s->want.mig = on;
-	s->old.mig = !on;
-}
-
-/* The GPU's MIG state now: from the kernel, or for a GPU yet to be made. */
-static int mig_now(struct planner *p, const struct config_gpu *gpu,
-		   const struct cur_gpu *g, struct mig_after *ma)
-{
-	size_t i;
-
-	memset(ma, 0, sizeof(*ma));
-	if (g) {
-		if (mig_gpu_read(p->ctx, gpu->id, &ma->g)) {
-			conflict(p->pl, p->file, gpu->line,
-				 "cannot read the MIG state of GPU %u", gpu->id);
-			ma->bad = true;
-			return -1;
-		}
-	} else {
-		const struct config_sim *sim = config_find_sim(p->cfg, gpu->id);
-
-		ma->g.id = gpu->id;
-		snprintf(ma->g.model, sizeof(ma->g.model), "%s",
-			 sim ? sim->model : "");
-		ma->g.table_err = mig_table(ma->g.model, sim ? sim->vram : 0,
-					    sim ? sim->engines : 0,
-					    &ma->g.table);
-		gpuvirt_mig_layout_init(&ma->g.layout);
-	}
-	ma->on = ma->g.mig;
-	ma->layout = ma->g.layout;
-	for (i = 0; i < p->st->n_vgpus; i++)
-		if (p->st->vgpus[i].gpu == gpu->id && p->st->vgpus[i].has_gi &&
-		    p->st->vgpus[i].gi < GPUVIRT_MIG_GIS_MAX)
-			ma->taken |= (uint8_t)(1U << p->st->vgpus[i].gi);
-	return 0;
-}
-
-/* "mig: mode: off": every GI goes (none may have a vGPU), then the mode. */
-static void plan_mig_off(struct planner *p, const struct config_gpu *gpu,
-			 struct mig_after *ma)
-{
-	unsigned int i;
-
-	if (!ma->g.mig)
-		return;
-	for (i = 0; i < GPUVIRT_MIG_GIS_MAX; i++) {
-		const struct gpuvirt_mig_gi *gi = &ma->layout.gi[i];
-
-		if (!gi->used)
-			continue;
-		if (ma->g.busy & (1U << i)) {
-			conflict(p->pl, p->file, gpu->mig.line,
-				 "GPU %u: MIG mode off needs the GIs gone, and GI %u has a vGPU",
-				 gpu->id, i);
-			ma->bad = true;
-			continue;
-		}
-		gi_step(p, STEP_GI_DEL, ma, i, gi->profile, gi->start);
-	}
-	mig_mode_step(p, ma, false);
-	ma->on = false;
-	ma->changes = true;
-	gpuvirt_mig_layout_init(&ma->layout);
-}
-
-/*
- * The "mig" section of @gpu: its instances are the GPU's partition. The
- * planner keeps every GI with a vGPU where it is; without --prune the GIs
- * the file does not list stay too (their profiles are counted in).
- */
-static void plan_mig(struct planner *p, const struct config_gpu *gpu,
-		     const struct cur_gpu *g, size_t kept,
-		     struct mig_after *ma)
-{
-	unsigned int want[GPUVIRT_MIG_PROFILES] = { 0 };
-	unsigned int have[GPUVIRT_MIG_PROFILES] = { 0 };
-	const struct config_mig *mig = &gpu->mig;
-	struct gpuvirt_mig_plan plan;
-	struct gpuvirt_mig_why why;
-	char list[160];
-	unsigned int i;
-
-	if (mig_now(p, gpu, g, ma) || !mig->set)
-		return;
-	if (!mig->on) {
-		plan_mig_off(p, gpu, ma);
-		return;
-	}
-	if (ma->g.table_err) {
-		conflict(p->pl, p->file, mig->line,
-			 "GPU %u (%s) is not MIG capable: %s", gpu->id,
-			 ma->g.model, mig_table_why(&ma->g));
-		ma->bad = true;
-		return;
-	}
-	for (i = 0; i < mig->n_gis; i++) {
-		int prof = gpuvirt_mig_profile_find(&ma->g.table,
-						    mig->gis[i].profile);
-
-		if (prof < 0) {
-			mig_profile_list(&ma->g.table, list, sizeof(list));
-			conflict(p->pl, p->file, mig->gis[i].line,
-				 "GPU %u (%s) has no GI profile %s (expected one of %s)",
-				 gpu->id, ma->g.model, mig->gis[i].profile,
-				 list);
-			ma->bad = true;
-			continue;
-		}
-		want[prof] += mig->gis[i].count;
-	}
-	if (ma->bad)
-		return;
-	if (!ma->g.mig && kept) {
-		conflict(p->pl, p->file, mig->line,
-			 "GPU %u: MIG mode can only be turned on without vGPUs, and it keeps %zu",
-			 gpu->id, kept);
-		ma->bad = true;
-		return;
-	}
-	if (!p->prune) {
-		for (i = 0; i < GPUVIRT_MIG_GIS_MAX; i++)
-			if (ma->layout.gi[i].used)
-				have[ma->layout.gi[i].profile]++;
-		for (i = 0; i < GPUVIRT_MIG_PROFILES; i++)
-			if (have[i] > want[i])
-				want[i] = have[i];
-	}
-	if (gpuvirt_mig_plan(&ma->g.table, &ma->g.layout, ma->g.busy, want,
-			     &plan, &why)) {
-		conflict(p->pl, p->file, mig->line,
-			 "GPU %u: no MIG layout holds these instances: %s",
-			 gpu->id, why.msg);
-		ma->bad = true;
-		return;
-	}
-	if (!ma->g.mig) {
-		mig_mode_step(p, ma, true);
-		ma->changes = true;
-	}
-	for (i = 0; i < plan.nr_destroy; i++) {
-		const struct gpuvirt_mig_gi *gi = &ma->layout.gi[plan.destroy[i]];
-
-		gi_step(p, STEP_GI_DEL, ma, plan.destroy[i], gi->profile,
-			gi->start);
-	}
-	for (i = 0; i < plan.nr_create; i++)
-		gi_step(p, STEP_GI_ADD, ma, plan.create[i].gi,
-			plan.create[i].profile, plan.create[i].start);
-	ma->on = true;
-	ma->layout = plan.layout;
-}
-
-/*
- * The GI for the new MIG-backed vGPU @v: the one it names, or the lowest
- * free GI of its type's profile once the mig steps are done. Returns its
- * id, or -1 having reported a conflict.
- */
-static int mig_vgpu_gi(struct planner *p, const struct config_gpu *gpu,
-		       const struct config_vgpu *v, struct mig_after *ma)
-{
-	int prof = ma->g.table_err ? -1 :
-		   gpuvirt_mig_vgpu_find(&ma->g.table, v->type);
-	const struct gpuvirt_mig_gi *gi;
-	unsigned int i;
-
-	if (prof < 0) {
-		conflict(p->pl, p->file, v->line,
-			 "GPU %u is in MIG mode and its GIs offer no vGPU type %s",
-			 gpu->id, v->type);
-		return -1;
-	}
-	if (v->has_gi) {
-		gi = &ma->layout.gi[v->gi];
-		if (!gi->used) {
-			conflict(p->pl, p->file, v->line,
-				 "vGPU %s is on GI %u, and GPU %u has no GI %u",
-				 v->uuid, v->gi, gpu->id, v->gi);
-			return -1;
-		}
-		if (gi->profile != prof) {
-			conflict(p->pl, p->file, v->line,
-				 "vGPU %s of type %s needs a GI of profile %s, and GI %u is %s",
-				 v->uuid, v->type, ma->g.table.profile[prof].name,
-				 v->gi, ma->g.table.profile[gi->profile].name);
-			return -1;
-		}
-		if (ma->taken & (1U << v->gi)) {
-			conflict(p->pl, p->file, v->line,
-				 "vGPU %s is on GI %u, which has a vGPU already",
-				 v->uuid, v->gi);
-			return -1;
-		}
-		ma->taken |= (uint8_t)(1U << v->gi);
-		return (int)v->gi;
-	}
-	for (i = 0; i < GPUVIRT_MIG_GIS_MAX; i++) {
-		gi = &ma->layout.gi[i];
-		if (gi->used && gi->profile == prof &&
-		    !(ma->taken & (1U << i))) {
-			ma->taken |= (uint8_t)(1U << i);
-			return (int)i;
-		}
-	}
-	conflict(p->pl, p->file, v->line,
-		 "vGPU %s of type %s needs a GI of profile %s without a vGPU, and GPU %u has none",
-		 v->uuid, v->type, ma->g.table.profile[prof].name, gpu->id);
-	return -1;
-}
-
-/* The GPU's vgpu_mode now; -1 (reported as a conflict) if unreadable. */
-static int read_mode(struct planner *p, const struct config_gpu *gpu,
-		     const struct cur_gpu *g)
-{
-	char path[PATH_MAX], buf[32];
-	int err;
-
-	err = mode_path(g->name, path, sizeof(path));
-	if (!err)
-		err = sysfs_read_line(path, buf, sizeof(buf));
-	if (err) {
-		conflict(p->pl, p->file, gpu->line, "cannot read %s: %s", path,
-			 strerror(-err));
-		return -1;
-	}
-	if (!strcmp(buf, "mixed"))
-		return CONFIG_VGPU_MODE_MIXED;
-	if (!strcmp(buf, "homogeneous"))
-		return CONFIG_VGPU_MODE_HOMOGENEOUS;
-	conflict(p->pl, p->file, gpu->line, "%s reads \"%s\"", path, buf);
-	return -1;
-}
-
-static void plan_mode(struct planner *p, const struct config_gpu *gpu,
-		      const struct cur_gpu *g, size_t kept)
-{
-	struct step *s;
-	int mode;
-
-	if (gpu->vgpu_mode == CONFIG_VGPU_MODE_UNSET)
-		return;
-	/* A new simulated GPU starts homogeneous, as every GPU does. */
-	mode = g ? read_mode(p, gpu, g) : CONFIG_VGPU_MODE_HOMOGENEOUS;
-	if (mode < 0 || (uint32_t)mode == gpu->vgpu_mode)
-		return;
-	if (kept) {
-		conflict(p->pl, p->file, gpu->line,
-			 "GPU %u: vgpu-mode can only change while the GPU has no vGPUs, and it keeps %zu",
-			 gpu->id, kept);
-		return;
-	}
-	s = plan_step(p->pl, STEP_MODE, gpu->id);
-	if (!s)
-		return;
-	s->mask = SET_MODE;
-	s->want.mode = gpu->vgpu_mode;
-	s->old.mode = (uint32_t)mode;
-}
-
-static void plan_sched(struct planner *p, const struct config_gpu *gpu,
-		       const struct cur_gpu *g)
-{
-	/* A new GPU's scheduler: best-effort and the default slice. */
-	struct vals old = { .policy = GPUVIRT_SCHED_POLICY_BEST_EFFORT };
-	unsigned int mask = 0;
-	struct step *s;
-
-	if (g && !g->has_sched) {
-		conflict(p->pl, p->file, gpu->line,
-			 "the kernel reports no scheduler for GPU %u", gpu->id);
-		return;
-	}
-	if (g) {
-		old.policy = g->policy;
-		old.timeslice_us = g->timeslice_us;
-	}
-	if (gpu->has_policy && gpu->policy != old.policy)
-		mask |= SET_POLICY;
-	if (gpu->has_timeslice && gpu->timeslice_us != old.timeslice_us)
-		mask |= SET_TIMESLICE;
-	if (!mask)
-		return;
-	s = plan_step(p->pl, STEP_SCHED, gpu->id);
-	if (!s)
-		return;
-	s->mask = mask;
-	s->old = old;
-	s->want.policy = gpu->policy;
-	s->want.timeslice_us = gpu->timeslice_us;
-}
-
-/* The settings of @v that differ from @cur; the mask of them. */
-static unsigned int vgpu_diff(const struct config_vgpu *v,
-			      const struct cur_vgpu *cur)
-{
-	unsigned int mask = 0;
-
-	if (v->has_weight && v->weight != cur->weight)
-		mask |= SET_WEIGHT;
-	if (v->has_min && v->min_pct != cur->min_pct)
-		mask |= SET_MIN;
-	if (v->has_max && v->max_pct != cur->max_pct)
-		mask |= SET_MAX;
-	return mask;
-}
-
-static void vgpu_vals(const struct config_vgpu *v, struct vals *vals)
-{
-	vals->weight = v->weight;
-	vals->min_pct = v->min_pct;
-	vals->max_pct = v->max_pct;
-}
-
-/*
- * The vGPUs of the file that exist: their settings, in two passes so that
- * the minimums that go down do so before those that go up.
- */
-static void plan_vgpu_sets(struct planner *p, const struct config_gpu *gpu)
-{
-	const struct config_vgpu *v;
-	const struct cur_vgpu *cur;
-	unsigned int mask, pass;
-	bool lowers;
-	struct step *s;
-	size_t i;
-
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < gpu->n_vgpus; i++) {
-			v = &gpu->vgpus[i];
-			cur = state_vgpu(p->st, v->uuid);
-			if (!cur || cur->gpu != gpu->id ||
-			    strcmp(cur->type, v->type))
-				continue;
-			mask = vgpu_diff(v, cur);
-			lowers = (mask & SET_MIN) && v->min_pct < cur->min_pct;
-			if (!mask || lowers != !pass)
-				continue;
-			s = plan_step(p->pl, STEP_VGPU_SET, gpu->id);
-			if (!s)
-				return;
-			memcpy(s->uuid, v->uuid, sizeof(s->uuid));
-			snprintf(s->type, sizeof(s->type), "%s", v->type);
-			s->mask = mask;
-			vgpu_vals(v, &s->want);
-			s->old.weight = cur->weight;
-			s->old.min_pct = cur->min_pct;
-			s->old.max_pct = cur->max_pct;
-		}
-	}
+	return ctx->sysfs_root ? ctx->sysfs_root : "";
 }
 
 /* Does GPU @gpu offer the type @type? The kernel answers: 0 or -errno. */
@@ -852,352 +175,116 @@ static int type_get(struct ctx *ctx, uint32_t gpu, const char *type)
 	return nl_exchange(ctx->nl, NULL, NULL);
 }
 
-/* The vGPUs of the file that do not exist, or exist otherwise. */
-static void plan_vgpu_adds(struct planner *p, const struct config_gpu *gpu,
-			   const struct cur_gpu *g, struct mig_after *ma)
+/*
+ * Of the GPUs of the file that exist: the MIG state, and the kernel's
+ * answer for each type of a vGPU to create on one in time-sliced mode.
+ */
+static int state_read_gpus(struct ctx *ctx, const struct config *cfg,
+			   struct state *st)
 {
-	struct step *s;
-	size_t i;
-	int err, gi;
+	struct cur_type *t;
+	struct cur_gpu *g;
+	size_t i, j;
 
-	for (i = 0; i < gpu->n_vgpus; i++) {
-		const struct config_vgpu *v = &gpu->vgpus[i];
-		const struct cur_vgpu *cur = state_vgpu(p->st, v->uuid);
+	for (i = 0; i < cfg->n_gpus; i++) {
+		const struct config_gpu *gpu = &cfg->gpus[i];
 
-		if (cur && cur->gpu != gpu->id) {
-			conflict(p->pl, p->file, v->line,
-				 "vGPU %s exists on GPU %u, not on GPU %u",
-				 v->uuid, cur->gpu, gpu->id);
+		g = state_gpu(st, gpu->id);
+		if (!g)
 			continue;
-		}
-		if (cur && strcmp(cur->type, v->type)) {
-			conflict(p->pl, p->file, v->line,
-				 "vGPU %s exists with type %s, not %s; remove it first (gpuvirtctl vgpu del uuid %s)",
-				 v->uuid, cur->type, v->type, v->uuid);
+		/* A failure is reported here, and by the planner. */
+		g->has_mig = !mig_gpu_read(ctx, gpu->id, &g->mig);
+		if (!g->has_mig || g->mig.mig)
 			continue;
-		}
-		if (cur && v->has_gi && (!cur->has_gi || cur->gi != v->gi)) {
-			conflict(p->pl, p->file, v->line,
-				 "vGPU %s exists on %s, not on GI %u; remove it first (gpuvirtctl vgpu del uuid %s)",
-				 v->uuid, cur->has_gi ? "another GI" : "no GI",
-				 v->gi, v->uuid);
-			continue;
-		}
-		if (cur)
-			continue;
-		gi = -1;
-		if (ma->on) {
-			if (ma->bad)
+		for (j = 0; j < gpu->n_vgpus; j++) {
+			const struct config_vgpu *v = &gpu->vgpus[j];
+
+			if (v->has_gi || state_vgpu(st, v->uuid) ||
+			    state_type(st, gpu->id, v->type))
 				continue;
-			gi = mig_vgpu_gi(p, gpu, v, ma);
-			if (gi < 0)
-				continue;
-			err = 0;
-		} else if (v->has_gi) {
-			conflict(p->pl, p->file, v->line,
-				 "vGPU %s is on GI %u, but GPU %u is not in MIG mode (add a \"mig\" section)",
-				 v->uuid, v->gi, gpu->id);
-			continue;
-		} else {
-			/* A GPU yet to be created or to change mode cannot be asked. */
-			err = g && !ma->changes ?
-			      type_get(p->ctx, gpu->id, v->type) : 0;
+			t = plan_append(&st->types, &st->n_types, sizeof(*t));
+			if (!t) {
+				err_print("%s", strerror(ENOMEM));
+				return EXIT_RUNTIME;
+			}
+			t->gpu = gpu->id;
+			snprintf(t->type, sizeof(t->type), "%s", v->type);
+			t->err = type_get(ctx, gpu->id, v->type);
 		}
-		if (err == -ENOENT) {
-			conflict(p->pl, p->file, v->line,
-				 "GPU %u offers no vGPU type %s", gpu->id,
-				 v->type);
-			continue;
-		} else if (err) {
-			conflict(p->pl, p->file, v->line,
-				 "cannot look up vGPU type %s of GPU %u: %s",
-				 v->type, gpu->id, strerror(-err));
-			continue;
-		}
-		s = plan_step(p->pl, STEP_VGPU_ADD, gpu->id);
-		if (!s)
-			return;
-		memcpy(s->uuid, v->uuid, sizeof(s->uuid));
-		snprintf(s->type, sizeof(s->type), "%s", v->type);
-		s->mask = (v->has_weight ? SET_WEIGHT : 0) |
-			  (v->has_min ? SET_MIN : 0) |
-			  (v->has_max ? SET_MAX : 0);
-		vgpu_vals(v, &s->want);
-		s->on_gi = gi >= 0;
-		s->gi = gi >= 0 ? (uint32_t)gi : 0;
 	}
+	return EXIT_OK;
 }
 
-/* Passthrough --------------------------------------------------------------- */
-
-static const char *pt_root(const struct ctx *ctx)
+/* What the passthrough preflight finds for each entry of the file. */
+static int state_read_pts(const struct ctx *ctx, const struct config *cfg,
+			  bool prune, struct state *st)
 {
-	return ctx->sysfs_root ? ctx->sysfs_root : "";
-}
-
-static const char *pt_driver_name(uint32_t driver)
-{
-	return driver == CONFIG_PT_VFIO_PCI ? PT_DRV_VFIO_PCI : PT_DRV_GPUVIRT;
-}
-
-static struct step *pt_step(struct planner *p, enum step_kind kind,
-			    const char *device, const char *driver)
-{
-	struct step *s = plan_step(p->pl, kind, 0);
-
-	if (!s)
-		return NULL;
-	snprintf(s->pt.device, sizeof(s->pt.device), "%s", device);
-	snprintf(s->pt.driver, sizeof(s->pt.driver), "%s", driver);
-	return s;
-}
-
-/* Release @st: what "pt assign" did, undone by assigning it again. */
-static void pt_release_step(struct planner *p, const struct pt_state *st,
-			    bool only)
-{
-	struct step *s = pt_step(p, STEP_PT_DEL, st->device, st->driver);
-
-	if (!s)
-		return;
-	s->pt.force = true;	/* it was assigned: the undo may not refuse */
-	s->pt.only = only;
-	s->pt.persistent = st->persistent;
-}
-
-/* Does @e name @st's device or one of its members? */
-static bool pt_covers(const struct config_pt *e, const struct pt_state *st)
-{
+	const char *root = pt_root(ctx);
+	char path[PATH_MAX];
+	size_t k;
 	unsigned int i;
 
-	if (!strcmp(e->device, st->device))
-		return true;
-	for (i = 0; i < st->n; i++)
-		if (!strcmp(e->device, st->m[i].bdf))
-			return true;
-	return false;
-}
-
-/* --prune: the assignments on record that no entry of the file covers. */
-static void plan_pt_prune(struct planner *p)
-{
-	struct pt_state *all;
-	size_t n, i, j;
-	int err;
-
-	err = pt_state_list(&all, &n);
-	if (err) {
-		conflict(p->pl, p->file, 1,
-			 "cannot read the passthrough state files: %s",
-			 strerror(-err));
-		return;
+	if (prune)
+		st->pt_list_err = pt_state_list(&st->pt_list, &st->n_pt_list);
+	if (!cfg->n_pts)
+		return EXIT_OK;
+	st->pts = calloc(cfg->n_pts, sizeof(*st->pts));
+	if (!st->pts) {
+		err_print("%s", strerror(ENOMEM));
+		return EXIT_RUNTIME;
 	}
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < p->cfg->n_pts; j++)
-			if (pt_covers(&p->cfg->pts[j], &all[i]))
-				break;
-		if (j == p->cfg->n_pts)
-			pt_release_step(p, &all[i], false);
+	for (k = 0; k < cfg->n_pts; k++) {
+		const struct config_pt *e = &cfg->pts[k];
+		struct pt_request req = { .force = e->force };
+		struct cur_pt *c = &st->pts[k];
+
+		c->check = pt_check(root, e->device, &req, &c->r, c->err,
+				    sizeof(c->err));
+		c->has_old = !pt_state_lookup(e->device, &c->old, path,
+					      sizeof(path));
+		for (i = 0; c->has_old && i < c->old.n && i < PT_MAX_MEMBERS; i++)
+			pt_driver_of(root, c->old.m[i].bdf, c->old_driver[i],
+				     sizeof(c->old_driver[i]));
+		c->rule = c->has_old && pt_rule_exists(c->old.device);
+		snprintf(c->driver_dir, sizeof(c->driver_dir),
+			 "%s/sys/bus/pci/drivers/%s", root,
+			 pt_driver_name(e->driver));
+		c->driver_loaded = !access(c->driver_dir, F_OK);
 	}
-	free(all);
+	return EXIT_OK;
 }
 
 /*
- * Is the group of @r assigned as @e says? Its state file @st names the
- * driver and persistence, every member that moves and every member on
- * record is bound to the driver, and a persistent one has its udev rule.
+ * Everything the planner may need of @cfg, into @st. Our GPUs come over
+ * netlink, GPUs first: the scheduler dump fills in theirs.
  */
-static bool pt_in_place(struct planner *p, const struct config_pt *e,
-			const struct pt_report *r, const struct pt_state *st)
+static int state_read(struct ctx *ctx, const struct config *cfg, bool prune,
+		      struct state *st)
 {
-	const char *drv = pt_driver_name(e->driver);
-	unsigned int idx[PT_MAX_MEMBERS], n, i;
-	char cur[PT_NAME_LEN];
+	if (ctx->nl &&
+	    (dump(ctx, GPUVIRT_CMD_GPU_GET, state_gpu_cb, st) ||
+	     dump(ctx, GPUVIRT_CMD_SCHED_GET, state_sched_cb, st) ||
+	     dump(ctx, GPUVIRT_CMD_VGPU_GET, state_vgpu_cb, st) ||
+	     state_read_gpus(ctx, cfg, st)))
+		return EXIT_RUNTIME;
+	if (cfg->n_devs) {
+		char err[256];
 
-	if (strcmp(st->driver, drv) || st->persistent != e->persistent)
-		return false;
-	n = pt_moving(r, false, idx);
-	for (i = 0; i < n; i++)
-		if (strcmp(r->members[idx[i]].driver, drv))
-			return false;
-	for (i = 0; i < st->n; i++) {
-		pt_driver_of(pt_root(p->ctx), st->m[i].bdf, cur, sizeof(cur));
-		if (strcmp(cur, drv))
-			return false;
+		st->stk_err = stk_scan(pt_root(ctx), &st->stk, err,
+				       sizeof(err));
 	}
-	return !e->persistent || pt_rule_exists(st->device);
+	return state_read_pts(ctx, cfg, prune, st);
 }
 
-/* Why pt_check() refuses @r, as one line. */
-static void pt_refusal(const struct pt_report *r, char *buf, size_t len)
+/* The vgpu_mode file of the GPU named @name; 0 or -errno. */
+static int mode_path(const char *name, char *path, size_t len)
 {
-	size_t used = 0;
-	unsigned int i;
-	int n;
+	int n = snprintf(path, len, MDEV_BUS "/%s/gpuvirt/vgpu_mode", name);
 
-	buf[0] = '\0';
-	for (i = 0; i < r->n_reasons && used < len; i++) {
-		if (r->reasons[i].level == PT_LEVEL_NOTE)
-			continue;
-		n = snprintf(buf + used, len - used, "%s%s: %s",
-			     used ? "; " : "", pt_level_name(r->reasons[i].level),
-			     r->reasons[i].text);
-		if (n > 0)
-			used += (size_t)n;
-	}
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* Where each entry's IOMMU group is, to refuse two entries in one. */
-struct pt_seen {
-	int group;
-	const struct config_pt *e;
-};
-
-static void plan_pt_entry(struct planner *p, const struct config_pt *e,
-			  struct pt_report *r, struct pt_seen *seen,
-			  size_t n_seen)
-{
-	struct pt_request req = { .force = e->force };
-	const char *drv = pt_driver_name(e->driver);
-	const char *root = pt_root(p->ctx);
-	unsigned int idx[PT_MAX_MEMBERS], n;
-	char err[PATH_MAX + 128], path[PATH_MAX];
-	struct pt_state old;
-	struct step *s;
-	bool has_old;
-	size_t i;
-
-	seen[n_seen].group = -1;
-	seen[n_seen].e = e;
-	if (pt_check(root, e->device, &req, r, err, sizeof(err))) {
-		conflict(p->pl, p->file, e->line, "%s", err);
-		return;
-	}
-	seen[n_seen].group = r->group;
-	for (i = 0; i < n_seen && r->group >= 0; i++)
-		if (seen[i].group == r->group) {
-			conflict(p->pl, p->file, e->line,
-				 "%s is in IOMMU group %d with %s (line %u): a group is assigned as a whole, list one of its devices",
-				 e->device, r->group, seen[i].e->device,
-				 seen[i].e->line);
-			return;
-		}
-	n = pt_moving(r, false, idx);
-	has_old = !pt_state_lookup(e->device, &old, path, sizeof(path));
-	if (has_old && pt_in_place(p, e, r, &old))
-		return;
-	if (!r->assignable) {
-		char why[400];
-
-		pt_refusal(r, why, sizeof(why));
-		conflict(p->pl, p->file, e->line, "refusing %s: %s%s", e->device,
-			 why, e->force ? "" :
-			 " (\"force: true\" accepts the reasons marked force)");
-		return;
-	}
-	if (!n) {
-		conflict(p->pl, p->file, e->line,
-			 "refusing %s: no endpoint to move", e->device);
-		return;
-	}
-	snprintf(path, sizeof(path), "%s/sys/bus/pci/drivers/%s", root, drv);
-	if (access(path, F_OK)) {
-		conflict(p->pl, p->file, e->line,
-			 "refusing %s: driver %s is not loaded (no %s): modprobe %s first",
-			 e->device, drv, path, drv);
-		return;
-	}
-	/* Another driver, persistence or a member gone astray: redo it. */
-	if (has_old)
-		pt_release_step(p, &old, old.n == 1 && n > 1);
-	s = pt_step(p, STEP_PT_ADD, e->device, drv);
-	if (!s)
-		return;
-	s->pt.force = e->force;
-	s->pt.persistent = e->persistent;
-}
-
-static void plan_pt(struct planner *p)
-{
-	struct pt_seen *seen;
-	struct pt_report *r;
-
-	if (p->prune)
-		plan_pt_prune(p);
-	if (!p->cfg->n_pts)
-		return;
-	r = calloc(1, sizeof(*r));
-	seen = calloc(p->cfg->n_pts, sizeof(*seen));
-	if (!r || !seen) {
-		p->pl->oom = true;
-	} else {
-		size_t i;
-
-		for (i = 0; i < p->cfg->n_pts; i++)
-			plan_pt_entry(p, &p->cfg->pts[i], r, seen, i);
-	}
-	free(seen);
-	free(r);
-}
-
-/* The other stacks ----------------------------------------------------------- */
-
-static void stk_conflict(void *arg, unsigned int line, const char *msg)
-{
-	const struct planner *p = arg;
-
-	conflict(p->pl, p->file, line, "%s", msg);
-}
-
-/* The "device" entries: removals first, as for our GPUs, then creations. */
-static void plan_stacks(struct planner *p)
-{
-	const char *root = p->ctx->sysfs_root ? p->ctx->sysfs_root : "";
-	size_t i;
-	int err;
-
-	err = stk_plan_build(root, p->cfg, p->prune, p->sp, stk_conflict, p);
-	if (err) {
-		p->pl->oom = err == -ENOMEM;
-		if (!p->pl->oom)
-			conflict(p->pl, p->file, 1, "cannot read the vGPU stacks in sysfs: %s",
-				 strerror(-err));
-		return;
-	}
-	for (i = 0; i < p->sp->n_acts; i++) {
-		struct step *s = plan_step(p->pl, STEP_STK, 0);
-
-		if (!s)
-			return;
-		s->act = &p->sp->acts[i];
-	}
-}
-
-static void plan_build(struct planner *p)
-{
-	struct mig_after ma;
-	size_t i, kept;
-
-	plan_sims(p);
-	for (i = 0; i < p->cfg->n_gpus; i++) {
-		const struct config_gpu *gpu = &p->cfg->gpus[i];
-		const struct cur_gpu *g = state_gpu(p->st, gpu->id);
-
-		if (!g && !config_find_sim(p->cfg, gpu->id)) {
-			conflict(p->pl, p->file, gpu->line,
-				 "GPU %u does not exist", gpu->id);
-			continue;
-		}
-		kept = plan_prune(p, gpu);
-		plan_mig(p, gpu, g, kept, &ma);
-		plan_mode(p, gpu, g, kept);
-		plan_sched(p, gpu, g);
-		plan_vgpu_sets(p, gpu);
-		plan_vgpu_adds(p, gpu, g, &ma);
-	}
-	plan_stacks(p);
-	plan_pt(p);
-}
+/* The plan ------------------------------------------------------------------ */
 
 /* Printing the plan ---------------------------------------------------------- */
 
@@ -2127,11 +1214,6 @@ static int config_run(struct ctx *ctx, const struct file_opts *o, bool check)
 	struct config cfg;
 	struct state st = { .gpus = NULL };
 	struct plan pl = { .steps = NULL };
-	struct stk_plan sp = { .acts = NULL };
-	struct planner p = {
-		.ctx = ctx, .file = o->file, .cfg = &cfg, .st = &st,
-		.prune = o->prune, .pl = &pl, .sp = &sp,
-	};
 	char err[512];
 	size_t len, i, n;
 	char *text;
@@ -2158,12 +1240,10 @@ static int config_run(struct ctx *ctx, const struct file_opts *o, bool check)
 	}
 	if (!check && !o->dry_run)
 		apply_lock();
-	if (ctx->nl) {
-		ret = state_read(ctx, &st);
-		if (ret)
-			goto out;
-	}
-	plan_build(&p);
+	ret = state_read(ctx, &cfg, o->prune, &st);
+	if (ret)
+		goto out;
+	plan_build(o->file, &cfg, &st, o->prune, &pl);
 	if (pl.oom) {
 		err_print("%s", strerror(ENOMEM));
 		ret = EXIT_RUNTIME;
@@ -2198,7 +1278,6 @@ static int config_run(struct ctx *ctx, const struct file_opts *o, bool check)
 
 out:
 	plan_free(&pl);
-	stk_plan_free(&sp);
 	state_free(&st);
 	config_free(&cfg);
 	return ret;

@@ -88,7 +88,7 @@ static bool listed(const struct config_dev *cd, const struct stk_vgpu *g)
 static unsigned int targets(struct sp_ctx *c, const struct config_dev *cd,
 			    struct stk_dev **t, unsigned int max)
 {
-	unsigned int n = stk_targets(&c->sp->h, cd->device, t, max);
+	unsigned int n = stk_targets(c->sp->h, cd->device, t, max);
 
 	if (n && t[0]->kind == STK_SRIOV && !cd->n_vgpus)
 		return 0;	/* its VFs alone: plan_vfs() did them */
@@ -97,7 +97,7 @@ static unsigned int targets(struct sp_ctx *c, const struct config_dev *cd,
 		       cd->device);
 		return 0;
 	}
-	if (!n && stk_is_ours(&c->sp->h, cd->device))
+	if (!n && stk_is_ours(c->sp->h, cd->device))
 		refuse(c, cd->line, "device %s is one of gpuvirt's GPUs: name it by \"id\" (gpuvirtctl gpu show gives it)",
 		       cd->device);
 	else if (!n)
@@ -114,11 +114,11 @@ static void plan_prune(struct sp_ctx *c, const struct config_dev *cd)
 	struct stk_dev *t[64];
 	unsigned int n, i;
 
-	n = stk_targets(&c->sp->h, cd->device, t, 64);
+	n = stk_targets(c->sp->h, cd->device, t, 64);
 	if (!n || t[0]->kind == STK_SRIOV || cd->ours_only)
 		return;
-	for (i = 0; i < c->sp->h.n_vgpus; i++) {
-		const struct stk_vgpu *g = &c->sp->h.vgpus[i];
+	for (i = 0; i < c->sp->h->n_vgpus; i++) {
+		const struct stk_vgpu *g = &c->sp->h->vgpus[i];
 
 		if (!is_target(t, n, g->dev) || listed(cd, g))
 			continue;
@@ -143,7 +143,7 @@ static void plan_mdev(struct sp_ctx *c, const struct config_dvgpu *v,
 		refuse(c, v->line, "\"vf\" is not offered by this stack (mdev): its vGPUs are named by \"uuid\"");
 		return;
 	}
-	g = stk_find_vgpu(&c->sp->h, v->uuid);
+	g = stk_find_vgpu(c->sp->h, v->uuid);
 	if (g && !is_target(t, n, g->dev)) {
 		refuse(c, v->line, "vGPU %s exists on %s, not on %s", v->uuid,
 		       g->dev, t[0]->pf[0] ? t[0]->pf : t[0]->name);
@@ -158,7 +158,7 @@ static void plan_mdev(struct sp_ctx *c, const struct config_dvgpu *v,
 		return;
 	/* the first parent with an instance left after the planned ones */
 	for (i = 0; i < n; i++) {
-		int k = (int)(t[i] - c->sp->h.devs);
+		int k = (int)(t[i] - c->sp->h->devs);
 
 		for (j = 0; j < t[i]->n_types; j++) {
 			const struct stk_type *ty = &t[i]->types[j];
@@ -226,7 +226,7 @@ static void plan_nvvf(struct sp_ctx *c, const struct config_dvgpu *v,
  */
 static bool plan_vfs(struct sp_ctx *c, const struct config_dev *cd)
 {
-	struct stk_dev *d = stk_find_dev(&c->sp->h, cd->device);
+	struct stk_dev *d = stk_find_dev(c->sp->h, cd->device);
 	struct stk_action *a;
 
 	if (!cd->has_vfs)
@@ -290,21 +290,18 @@ static void plan_dev(struct sp_ctx *c, const struct config_dev *cd)
 	}
 }
 
-int stk_plan_build(const char *root, const struct config *cfg, bool prune,
-		   struct stk_plan *sp, stk_conflict_fn conflict, void *arg)
+int stk_plan_build(const struct stk_host *h, const struct config *cfg,
+		   bool prune, struct stk_plan *sp, stk_conflict_fn conflict,
+		   void *arg)
 {
 	struct sp_ctx c = { .sp = sp, .conflict = conflict, .arg = arg };
-	char err[256];
 	size_t i;
-	int ret;
 
 	memset(sp, 0, sizeof(*sp));
+	sp->h = h;
 	if (!cfg->n_devs)
 		return 0;
-	ret = stk_scan(root, &sp->h, err, sizeof(err));
-	if (ret)
-		return ret;
-	c.taken = calloc(sp->h.n_devs + 1, sizeof(*c.taken));
+	c.taken = calloc(h->n_devs + 1, sizeof(*c.taken));
 	if (!c.taken)
 		return -ENOMEM;
 	if (prune)
@@ -318,7 +315,6 @@ int stk_plan_build(const char *root, const struct config *cfg, bool prune,
 
 void stk_plan_free(struct stk_plan *sp)
 {
-	stk_free(&sp->h);
 	free(sp->acts);
 	sp->acts = NULL;
 	sp->n_acts = 0;

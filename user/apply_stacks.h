@@ -29,7 +29,7 @@ struct stk_action {
 };
 
 struct stk_plan {
-	struct stk_host h;
+	const struct stk_host *h;	/* what stk_scan() read */
 	struct stk_action *acts;	/* removals first, then creations */
 	size_t n_acts;
 };
@@ -39,12 +39,14 @@ typedef void (*stk_conflict_fn)(void *arg, unsigned int line,
 				const char *msg);
 
 /*
- * Plan the "device" entries of @cfg below @root. With @prune, the vGPUs of
- * a listed device that the file does not list are removed, unless in use.
- * Returns 0 or -ENOMEM; every refusal goes to @conflict.
+ * Plan the "device" entries of @cfg against @h, which stk_scan() read and
+ * which must outlive the plan. With @prune, the vGPUs of a listed device
+ * that the file does not list are removed, unless in use. No I/O. Returns
+ * 0 or -ENOMEM; every refusal goes to @conflict.
  */
-int stk_plan_build(const char *root, const struct config *cfg, bool prune,
-		   struct stk_plan *sp, stk_conflict_fn conflict, void *arg);
+int stk_plan_build(const struct stk_host *h, const struct config *cfg,
+		   bool prune, struct stk_plan *sp, stk_conflict_fn conflict,
+		   void *arg);
 void stk_plan_free(struct stk_plan *sp);
 
 /* Do @a, or with @undo what undoes it; a refusal is put in @err. */

@@ -46,6 +46,9 @@ int gpu_print(const struct nlmsghdr *nlh)
 	if (tb[GPUVIRT_A_GPU_MODE])
 		pr_enum("mode", NULL, gpu_mode_names,
 			mnl_attr_get_u32(tb[GPUVIRT_A_GPU_MODE]));
+	if (tb[GPUVIRT_A_GPU_VGPU_MODE])
+		pr_enum("vgpu-mode", NULL, vgpu_mode_names,
+			mnl_attr_get_u32(tb[GPUVIRT_A_GPU_VGPU_MODE]));
 	if (tb[GPUVIRT_A_GPU_BACKEND])
 		pr_string("backend", NULL,
 			  mnl_attr_get_str(tb[GPUVIRT_A_GPU_BACKEND]));

@@ -47,28 +47,6 @@ static const struct nl_attr_names gi_names = GI_ATTR_NAMES(gi_keywords);
 
 /* Reading the state ----------------------------------------------------------- */
 
-int mig_table(const char *model, uint64_t vram, uint32_t engines,
-	      struct gpuvirt_mig_table *t)
-{
-	const struct gpuvirt_model *m = gpuvirt_catalogue_find(model);
-	int err;
-
-	/* As gi.c: a catalogue model, or NULL for a custom GPU. */
-	if (m)
-		engines = m->engines;
-	err = gpuvirt_mig_table_build(m, vram, engines, t);
-	if (!err && engines < GPUVIRT_MIG_SLICES)
-		err = -EOPNOTSUPP;
-	return err ? -EOPNOTSUPP : 0;
-}
-
-const char *mig_table_why(const struct mig_gpu *g)
-{
-	if (gpuvirt_catalogue_find(g->model))
-		return "its model is not MIG capable";
-	return "a custom GPU needs at least 8G of VRAM and 7 engines";
-}
-
 static uint32_t get_u32(const struct nlattr *a)
 {
 	return a ? mnl_attr_get_u32(a) : 0;
@@ -182,68 +160,6 @@ int mig_gpu_read(struct ctx *ctx, uint32_t id, struct mig_gpu *g)
 		return EXIT_RUNTIME;
 	}
 	return EXIT_OK;
-}
-
-/* Wanted GIs ------------------------------------------------------------------ */
-
-void mig_profile_list(const struct gpuvirt_mig_table *t, char *buf, size_t len)
-{
-	size_t used = 0;
-	unsigned int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < t->count && used < len; i++) {
-		int n = snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
-			     t->profile[i].name);
-		if (n < 0)
-			break;
-		used += (size_t)n;
-	}
-}
-
-int mig_want_add(const struct gpuvirt_mig_table *t, const char *word,
-		 unsigned int *want, char *err, size_t errlen)
-{
-	char name[GPUVIRT_MIG_NAME_MAX + 8];
-	unsigned long count = 1;
-	const char *x = strrchr(word, 'x');
-	char *end;
-	size_t len = strlen(word);
-	int p;
-
-	/* "NAMExCOUNT": an x followed by digits only; names have no x. */
-	if (x && x[1] && strspn(x + 1, "0123456789") == strlen(x + 1)) {
-		len = (size_t)(x - word);
-		count = strtoul(x + 1, &end, 10);
-		if (count < 1 || count > GPUVIRT_MIG_GIS_MAX || x[1] == '0') {
-			snprintf(err, errlen,
-				 "\"%s\": the count after \"x\" must be from 1 to %d",
-				 word, GPUVIRT_MIG_GIS_MAX);
-			return -1;
-		}
-	} else if (x) {
-		snprintf(err, errlen,
-			 "\"%s\": expected PROFILE or PROFILExCOUNT, e.g. %sx2",
-			 word, t->count ? t->profile[0].name : "1g.10gb");
-		return -1;
-	}
-	if (!len || len >= sizeof(name)) {
-		p = -1;
-	} else {
-		memcpy(name, word, len);
-		name[len] = '\0';
-		p = gpuvirt_mig_profile_find(t, name);
-	}
-	if (p < 0) {
-		char list[160];
-
-		mig_profile_list(t, list, sizeof(list));
-		snprintf(err, errlen, "unknown profile \"%.*s\" (expected one of %s)",
-			 (int)len, word, list);
-		return -1;
-	}
-	want[p] += (unsigned int)count;
-	return 0;
 }
 
 /* Requests -------------------------------------------------------------------- */
@@ -455,6 +371,81 @@ static int id_list_cb(const struct nlmsghdr *nlh, void *data)
 	return 0;
 }
 
+/*
+ * The GPU's two MIG axes drawn as text, under the GI lines of "mig show"
+ * in text mode (never in JSON): one row for the 8 memory slots and one
+ * for the 7 compute slices, 8 columns a slot, each GI a box over the
+ * slots it holds, named by its id and profile ("*" after the id: it has a
+ * vGPU). A free compute slice is "free" where a GI could still use it and
+ * "--" under another GI's memory, where none can. 73 columns wide.
+ *
+ *            0       1       2       3       4       5       6       7
+ *   memory  [gi0 3g.71gb                   ][gi1 1g.35gb   ][ free ][ free ]
+ *   compute [gi0 3 slices          ][  --  ][gi1   ][  --  ][ free ]
+ */
+#define MIG_CELL	8
+
+static void mig_draw_row(const struct mig_gpu *g, bool memory)
+{
+	int owner[GPUVIRT_MIG_SLOTS], mem_owner[GPUVIRT_MIG_SLOTS];
+	unsigned int n = memory ? GPUVIRT_MIG_SLOTS : GPUVIRT_MIG_SLICES;
+	char line[MIG_CELL * GPUVIRT_MIG_SLOTS + 16], label[64];
+	unsigned int i, s, run, w;
+	size_t pos;
+
+	for (s = 0; s < GPUVIRT_MIG_SLOTS; s++)
+		owner[s] = mem_owner[s] = -1;
+	for (i = 0; i < GPUVIRT_MIG_GIS_MAX; i++) {
+		const struct mig_gi *gi = &g->gi[i];
+
+		if (!g->layout.gi[i].used)
+			continue;
+		for (s = gi->start; s < gi->start + gi->slots && s < GPUVIRT_MIG_SLOTS; s++)
+			mem_owner[s] = i;
+		for (s = gi->start; s < gi->start + gi->slices && s < n; s++)
+			owner[s] = i;
+	}
+	if (memory)
+		memcpy(owner, mem_owner, sizeof(owner));
+	pos = snprintf(line, sizeof(line), "  %-8s", memory ? "memory" : "compute");
+	for (s = 0; s < n; s += run) {
+		for (run = 1; s + run < n && owner[s + run] == owner[s]; run++)
+			;
+		if (owner[s] < 0) {
+			run = 1;
+			pos += snprintf(line + pos, sizeof(line) - pos, "%s",
+					mem_owner[s] < 0 ? "[ free ]" : "[  --  ]");
+			continue;
+		}
+		i = owner[s];
+		if (memory)
+			snprintf(label, sizeof(label), "gi%u%s %s", i,
+				 g->busy & (1u << i) ? "*" : "", g->gi[i].profile);
+		else if (run > 1)
+			snprintf(label, sizeof(label), "gi%u%s %u slices", i,
+				 g->busy & (1u << i) ? "*" : "", run);
+		else
+			snprintf(label, sizeof(label), "gi%u%s", i,
+				 g->busy & (1u << i) ? "*" : "");
+		w = run * MIG_CELL - 2;
+		pos += snprintf(line + pos, sizeof(line) - pos, "[%-*.*s]",
+				(int)w, (int)w, label);
+	}
+	printf("%s\n", line);
+}
+
+static void mig_draw(const struct mig_gpu *g)
+{
+	unsigned int s;
+
+	printf("  %-8s", "");
+	for (s = 0; s < GPUVIRT_MIG_SLOTS; s++)
+		printf(" %-*u", s + 1 < GPUVIRT_MIG_SLOTS ? MIG_CELL - 1 : 0, s);
+	printf("\n");
+	mig_draw_row(g, true);
+	mig_draw_row(g, false);
+}
+
 static void mig_gpu_print(const struct mig_gpu *g)
 {
 	unsigned int i;
@@ -495,6 +486,10 @@ static void mig_gpu_print(const struct mig_gpu *g)
 	}
 	pr_close_array();
 	pr_close_object();
+	if (!pr_is_json() && g->mig && !g->table_err) {
+		fflush(stdout);
+		mig_draw(g);
+	}
 }
 
 static int mig_show(struct ctx *ctx, const void *o, uint64_t given)

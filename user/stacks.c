@@ -788,7 +788,7 @@ static void canonical(const char *name, char *out, size_t len)
 		stk_copy(out, len, name);
 }
 
-struct stk_dev *stk_find_dev(struct stk_host *h, const char *name)
+struct stk_dev *stk_find_dev(const struct stk_host *h, const char *name)
 {
 	char want[STK_NAME_LEN];
 	unsigned int i;
@@ -800,7 +800,7 @@ struct stk_dev *stk_find_dev(struct stk_host *h, const char *name)
 	return NULL;
 }
 
-struct stk_vgpu *stk_find_vgpu(struct stk_host *h, const char *handle)
+struct stk_vgpu *stk_find_vgpu(const struct stk_host *h, const char *handle)
 {
 	char want[UNITS_UUID_LEN];
 	unsigned int i;
@@ -824,7 +824,7 @@ bool stk_is_ours(const struct stk_host *h, const char *name)
 	return false;
 }
 
-unsigned int stk_targets(struct stk_host *h, const char *name,
+unsigned int stk_targets(const struct stk_host *h, const char *name,
 			 struct stk_dev **out, unsigned int max)
 {
 	struct stk_dev *d = stk_find_dev(h, name);

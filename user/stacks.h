@@ -122,8 +122,8 @@ int stk_scan(const char *root, struct stk_host *h, char *err, size_t len);
 void stk_free(struct stk_host *h);
 
 /* The device named @name (a PCI address in any form, or an mdev parent). */
-struct stk_dev *stk_find_dev(struct stk_host *h, const char *name);
-struct stk_vgpu *stk_find_vgpu(struct stk_host *h, const char *handle);
+struct stk_dev *stk_find_dev(const struct stk_host *h, const char *name);
+struct stk_vgpu *stk_find_vgpu(const struct stk_host *h, const char *handle);
 /* Is @name (any PCI address form, or a name) one of gpuvirt's GPUs? */
 bool stk_is_ours(const struct stk_host *h, const char *name);
 
@@ -142,7 +142,7 @@ int stk_match_type(const struct stk_dev *d, const char *want, char *err,
  * types, else, for a PF whose VFs are mdev parents (NVIDIA on Ampere with
  * SR-IOV), those parents. Fills @out with up to @max pointers.
  */
-unsigned int stk_targets(struct stk_host *h, const char *name,
+unsigned int stk_targets(const struct stk_host *h, const char *name,
 			 struct stk_dev **out, unsigned int max);
 
 /* Writes (stack_mdev.c, stack_nvvf.c) ---------------------------------------- */

@@ -8,13 +8,18 @@
 #   | measure | run in | value | goal | met |
 #
 # Usage: bash bench/sched/run.sh [-k KVER] [-o OUTDIR] [-w WINDOW_S]
-#                                [--host-only | --vm-only]
+#                                [-a 'KERNEL ARGS'] [--host-only | --vm-only]
 #
 #   -k KVER    kernel release, or a series such as 6.12 (default: 6.1)
 #   -o OUTDIR  vm-run's output directory (default: build/bench-sched); the
 #              guest's whole output is in OUTDIR/ktap.log, the table in
-#              OUTDIR/table.md
+#              OUTDIR/table.md, and beside it OUTDIR/shares.svg, each
+#              vGPU's share over time under every policy with a noisy
+#              neighbour coming and going (policy_sim -g)
 #   -w SECONDS measuring window of each VM measure (default 10)
+#   -a ARGS    extra guest kernel command line, e.g. 'clocksource=tsc
+#              tsc=reliable' (the 6.1 guest picks hpet by itself, and
+#              every clock read is then an emulated HPET access)
 #
 # Every value is a ratio measured within one run (see bench/sched/README.md);
 # nothing here is an absolute timing. Exit status: 0 when everything ran,
@@ -26,6 +31,7 @@ cd "$SRC"
 
 kver=6.1
 outdir=build/bench-sched
+append=""
 window=10
 host=1
 vm=1
@@ -33,10 +39,11 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	-k) kver=${2:?-k needs a kernel}; shift 2 ;;
 	-o) outdir=${2:?-o needs a directory}; shift 2 ;;
+	-a) append=${2?-a needs kernel arguments}; shift 2 ;;
 	-w) window=${2:?-w needs seconds}; shift 2 ;;
 	--host-only) vm=0; shift ;;
 	--vm-only) host=0; shift ;;
-	-h|--help) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "usage: bench/sched/run.sh [-k KVER] [-o OUTDIR] [-w WINDOW_S] [--host-only | --vm-only]" >&2
 	   exit 2 ;;
 	esac
@@ -70,7 +77,7 @@ if [ $host -eq 1 ]; then
 		if [ -z "$sim" ]; then
 			echo "bench/sched: policy_sim built, but where to?" >&2
 			rc=1
-		elif ! "$sim" >"$outdir/policy_sim.out"; then
+		elif ! "$sim" -g "$outdir/shares.svg" >"$outdir/policy_sim.out"; then
 			echo "bench/sched: $sim failed; its output is in $outdir/policy_sim.out" >&2
 			rc=1
 		fi
@@ -85,7 +92,7 @@ if [ $vm -eq 1 ]; then
 	make -s modules KVER="$kver" >&2
 	make -s vm-tests KVER="$kver" >&2
 	set +e
-	selftests/vm-run.sh -k "$kver" -o "$outdir" -t 900 -T 800 \
+	selftests/vm-run.sh -k "$kver" -o "$outdir" -a "$append" -t 900 -T 800 \
 		--cmd "bench/sched/run-guest.sh $window" >/dev/null
 	vrc=$?
 	set -e
@@ -112,4 +119,8 @@ cat "$outdir/table.md"
 n=$(awk -F'\t' '$6 != "info"' "$rows" | wc -l)
 met=$(awk -F'\t' '$6 == "yes"' "$rows" | wc -l)
 echo "$met of $n goals met"
+[ ! -s "$outdir/shares.svg" ] || {
+	grep '^note: timeline' "$outdir/policy_sim.out" || true
+	echo "shares over time: $outdir/shares.svg"
+}
 exit $rc

@@ -571,39 +571,94 @@ static ssize_t gpuvirt_vgpu_write(struct vfio_device *vdev,
 }
 
 /*
+ * BAR2 faults map GPUVIRT_VGPU_FAULT_AROUND pages at once: the faulting one
+ * and the others of its naturally aligned block that the VMA covers. A
+ * first write to VRAM then costs one fault per block instead of one per
+ * page, which is most of what backing on demand cost over a first write
+ * to anonymous memory (bench/README.md, bar2_first_touch). A write fault
+ * backs the whole block; a read fault only maps the neighbours that are
+ * backed already, so that reading VRAM does not back more of it than it
+ * did. Every page still comes from the backend's vram_page(): zeroed when
+ * it is first backed, and charged to the host memory cap, whose refusal
+ * ends the fault-around quietly (only the faulting page's own refusal is
+ * the guest's SIGBUS).
+ */
+#define GPUVIRT_VGPU_FAULT_AROUND	16
+
+/*
+ * Back (if @alloc) and map BAR2 page @pg at @addr; memory_lock held.
+ * Returns 0, -EBUSY (mapped already), -ENOENT (not backed, !@alloc),
+ * -ENOSPC for any failure to back it (the host memory cap, or the
+ * allocation) or vm_insert_page()'s error.
+ */
+static int gpuvirt_vgpu_map_page(struct gpuvirt_vgpu *vgpu,
+				 struct vm_area_struct *vma, unsigned long addr,
+				 unsigned long pg, bool alloc)
+{
+	struct page *page;
+	int err;
+
+	page = vgpu_ops(vgpu)->vram_page(vgpu->mp->gpu,
+					 vgpu->vram_offset + ((u64)pg << PAGE_SHIFT),
+					 alloc);
+	if (IS_ERR(page))
+		return -ENOSPC;
+	if (!page)
+		return -ENOENT;
+	err = vm_insert_page(vma, addr, page);
+	put_page(page);		/* the mapping holds its own reference */
+	return err;
+}
+
+/*
  * BAR2 mmap: pages are backed on first touch and inserted by the fault
  * handler itself, under memory_lock: a zap that runs after the handler has
- * dropped the lock therefore sees the page it inserted, so no mapping
+ * dropped the lock therefore sees the pages it inserted, so no mapping
  * survives Memory Space going off. While it is off every fault is SIGBUS.
  */
 static vm_fault_t gpuvirt_vgpu_vm_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct gpuvirt_vgpu *vgpu = vma->vm_private_data;
+	unsigned long pages = DIV_ROUND_UP(vgpu->vram_size, PAGE_SIZE);
 	unsigned long pg = vmf->pgoff - vgpu->bar2_pgoff;
+	unsigned long first, last, vma_first, p;
+	bool write = vmf->flags & FAULT_FLAG_WRITE;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
-	struct page *page;
 	int err;
 
-	if (vmf->pgoff < vgpu->bar2_pgoff ||
-	    pg >= DIV_ROUND_UP(vgpu->vram_size, PAGE_SIZE))
+	if (vmf->pgoff < vgpu->bar2_pgoff || pg >= pages)
 		return VM_FAULT_SIGBUS;
 
 	down_read(&vgpu->memory_lock);
 	if (!gpuvirt_vgpu_mem_enabled(vgpu))
 		goto out;
-	page = vgpu_ops(vgpu)->vram_page(vgpu->mp->gpu,
-					 vgpu->vram_offset + ((u64)pg << PAGE_SHIFT),
-					 true);
-	/* Out of backing is the guest's SIGBUS, never the host's OOM. */
-	if (IS_ERR_OR_NULL(page))
-		goto out;
-	err = vm_insert_page(vma, vmf->address & PAGE_MASK, page);
-	put_page(page);		/* the mapping holds its own reference */
+	err = gpuvirt_vgpu_map_page(vgpu, vma, vmf->address & PAGE_MASK, pg,
+				    true);
 	if (!err || err == -EBUSY)	/* -EBUSY: a racing fault mapped it */
 		ret = VM_FAULT_NOPAGE;
 	else if (err == -ENOMEM)
 		ret = VM_FAULT_OOM;	/* a page table, not backing */
+	/* Out of backing (-ENOSPC) is the guest's SIGBUS, never the host's OOM. */
+	if (ret != VM_FAULT_NOPAGE)
+		goto out;
+
+	/* the rest of the block, inside the VMA and the slice */
+	vma_first = vma->vm_pgoff - vgpu->bar2_pgoff;
+	first = max(round_down(pg, GPUVIRT_VGPU_FAULT_AROUND), vma_first);
+	last = min3(round_down(pg, GPUVIRT_VGPU_FAULT_AROUND) +
+		    GPUVIRT_VGPU_FAULT_AROUND - 1,
+		    vma_first + vma_pages(vma) - 1, pages - 1);
+	for (p = first; p <= last; p++) {
+		if (p == pg)
+			continue;
+		err = gpuvirt_vgpu_map_page(vgpu, vma,
+					    vma->vm_start +
+					    ((p - vma_first) << PAGE_SHIFT),
+					    p, write);
+		if (err && err != -EBUSY && err != -ENOENT)
+			break;	/* out of backing, or of page tables */
+	}
 out:
 	up_read(&vgpu->memory_lock);
 	return ret;

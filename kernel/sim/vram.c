@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Simulated VRAM. A GPU's framebuffer is only accounted for when created;
- * host pages back it one page at a time, when something first writes or
- * maps that page, so a simulated 141 GB GPU fits in a small VM. All GPUs
- * together may back at most host_mem_cap_mb of host memory: past that,
- * backing a page fails with -ENOSPC and a log line, never an OOM.
+ * host pages back it when something first writes or maps it, so a
+ * simulated 141 GB GPU fits in a small VM. Backing goes by aligned blocks
+ * of GPUVIRT_SIM_BACK_PAGES pages (64 KiB), one zeroed allocation each:
+ * a first write to VRAM then costs one page allocation per block instead
+ * of one per page, which with the core's BAR2 fault-around makes it as
+ * cheap as a first write to anonymous memory (bench/README.md). All GPUs
+ * together may back at most host_mem_cap_mb of host memory: a block that
+ * does not fit under it, or cannot be allocated in one piece, is backed
+ * one page at a time, and past the cap backing a page fails with -ENOSPC
+ * and a log line, never an OOM.
  *
  * Unbacked VRAM reads as zero. Zeroing a range clears the backed pages in
  * place, so that mappings of them stay valid and see zeros; discarding a
@@ -25,14 +31,17 @@ MODULE_PARM_DESC(host_mem_cap_mb,
 /* Pages backing simulated VRAM, over all GPUs. */
 static atomic_long_t gpuvirt_sim_host_pages = ATOMIC_LONG_INIT(0);
 
-static bool gpuvirt_sim_host_charge(void)
+#define GPUVIRT_SIM_BACK_ORDER		4
+#define GPUVIRT_SIM_BACK_PAGES		BIT(GPUVIRT_SIM_BACK_ORDER)
+
+static bool gpuvirt_sim_host_charge(unsigned long pages)
 {
 	unsigned long cap = (unsigned long)READ_ONCE(host_mem_cap_mb) <<
 			    (20 - PAGE_SHIFT);
 
-	if (atomic_long_inc_return(&gpuvirt_sim_host_pages) <= cap)
+	if (atomic_long_add_return(pages, &gpuvirt_sim_host_pages) <= cap)
 		return true;
-	atomic_long_dec(&gpuvirt_sim_host_pages);
+	atomic_long_sub(pages, &gpuvirt_sim_host_pages);
 	return false;
 }
 
@@ -44,6 +53,59 @@ static void gpuvirt_sim_host_uncharge(unsigned long pages)
 static struct gpuvirt_sim_dev *gpu_to_sdev(struct gpuvirt_gpu *gpu)
 {
 	return container_of(gpu, struct gpuvirt_sim_dev, gpu);
+}
+
+/*
+ * Back the whole aligned block of page @idx with one zeroed allocation,
+ * split into pages; pages of the block backed meanwhile keep their page.
+ * Returns page @idx with a reference for the caller, or NULL when the
+ * block does not fit under the cap, is not whole (the end of VRAM) or
+ * cannot be allocated in one piece: the caller then backs @idx alone.
+ */
+static struct page *gpuvirt_sim_vram_back_block(struct gpuvirt_sim_dev *sdev,
+						unsigned long idx)
+{
+	struct gpuvirt_sim_vram *vram = &sdev->vram;
+	unsigned long first = round_down(idx, GPUVIRT_SIM_BACK_PAGES);
+	unsigned long i, stored = 0;
+	struct page *block, *old, *ret = NULL;
+
+	if ((u64)(first + GPUVIRT_SIM_BACK_PAGES) << PAGE_SHIFT >
+	    sdev->gpu.vram_size)
+		return NULL;
+	if (!gpuvirt_sim_host_charge(GPUVIRT_SIM_BACK_PAGES))
+		return NULL;
+	block = alloc_pages(GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NORETRY |
+			    __GFP_NOWARN, GPUVIRT_SIM_BACK_ORDER);
+	if (!block) {
+		gpuvirt_sim_host_uncharge(GPUVIRT_SIM_BACK_PAGES);
+		return NULL;
+	}
+	split_page(block, GPUVIRT_SIM_BACK_ORDER);
+
+	xa_lock(&vram->pages);
+	for (i = 0; i < GPUVIRT_SIM_BACK_PAGES; i++) {
+		old = __xa_cmpxchg(&vram->pages, first + i, NULL, block + i,
+				   GFP_KERNEL);
+		if (!old) {
+			stored++;
+			if (first + i == idx) {
+				get_page(block + i);	/* the caller's */
+				ret = block + i;
+			}
+			continue;
+		}
+		/* backed meanwhile, or the xarray could not grow */
+		__free_page(block + i);
+		if (first + i == idx && !xa_is_err(old)) {
+			get_page(old);
+			ret = old;
+		}
+	}
+	vram->backed += stored;
+	xa_unlock(&vram->pages);
+	gpuvirt_sim_host_uncharge(GPUVIRT_SIM_BACK_PAGES - stored);
+	return ret ?: ERR_PTR(-ENOMEM);
 }
 
 /**
@@ -78,7 +140,12 @@ struct page *gpuvirt_sim_vram_page(struct gpuvirt_gpu *gpu, u64 offset,
 
 	if (atomic_add_unless(&vram->fail_alloc, -1, 0))
 		return ERR_PTR(-ENOMEM);
-	if (!gpuvirt_sim_host_charge()) {
+	page = gpuvirt_sim_vram_back_block(sdev, idx);
+	if (page)
+		return page;
+
+	/* one page: near the cap, or no free block */
+	if (!gpuvirt_sim_host_charge(1)) {
 		dev_warn_ratelimited(&sdev->dev,
 				     "VRAM backing refused: host_mem_cap_mb=%u reached\n",
 				     READ_ONCE(host_mem_cap_mb));

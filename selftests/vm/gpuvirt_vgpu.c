@@ -1392,6 +1392,109 @@ static unsigned long long msi_suppressed(const char *uuid)
 }
 
 /*
+ * BAR2 fault-around and block backing: a first write to unbacked VRAM
+ * through a mapping backs and maps the faulting page's whole aligned
+ * block of 16 pages at once (the sim backs VRAM 64 KiB at a time). Those
+ * pages are zeroed, even where the previous tenant of the same VRAM
+ * wrote, and charged to the host memory cap. A read fault backs one block
+ * too, no more; fault-around never maps outside the VMA; and at the cap a
+ * write is SIGBUS with exactly the cap backed.
+ */
+TEST_F(vgpu, vram_fault_around_zeroed_and_capped)
+{
+	const size_t len = 2 << 20, blk = 16 * 4096;
+	char range_a[64] = "", range_b[64] = "";
+	unsigned long base;
+	struct vfio_user a;
+	uint8_t *m, *m2, v = 0x77;
+	size_t i, nonzero;
+
+	/* a previous tenant fills 2 MiB of its slice, then goes */
+	ASSERT_EQ(0, vgpu_create("H200-35C", UUID_A));
+	ASSERT_EQ(0, vfio_open(&a, UUID_A));
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, a.device,
+		 REGION(VFIO_PCI_BAR2_REGION_INDEX));
+	ASSERT_NE(MAP_FAILED, m);
+	memset(m, 0xa5, len);
+	EXPECT_EQ(len / 4096, backed_pages());
+	ASSERT_EQ(0, gv_kv(GV_SIM_DEBUGFS "/sim0/vram", "backed_range",
+			   range_a, sizeof(range_a)));
+	munmap(m, len);
+	vfio_close(&a);
+	ASSERT_EQ(0, vgpu_remove(UUID_A));
+	EXPECT_EQ(0, backed_pages());
+
+	/* the next tenant gets the same VRAM */
+	ASSERT_EQ(0, vgpu_create("H200-35C", UUID_B));
+	ASSERT_EQ(0, vfio_open(&a, UUID_B));
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, a.device,
+		 REGION(VFIO_PCI_BAR2_REGION_INDEX));
+	ASSERT_NE(MAP_FAILED, m);
+
+	/* one byte written inside block 1: that whole block, and only it */
+	m[blk + 5 * 4096 + 7] = 0x5c;
+	EXPECT_EQ(16, backed_pages());
+	ASSERT_EQ(0, gv_kv(GV_SIM_DEBUGFS "/sim0/vram", "backed_range",
+			   range_b, sizeof(range_b)));
+	base = strtoul(range_a, NULL, 16);
+	EXPECT_EQ(base + blk, strtoul(range_b, NULL, 16))
+		TH_LOG("A backed %s, B %s: not the same VRAM", range_a, range_b);
+	EXPECT_EQ(1, page_present(m + blk));
+	EXPECT_EQ(1, page_present(m + 2 * blk - 4096));
+	EXPECT_EQ(0, page_present(m));
+	EXPECT_EQ(0, page_present(m + 2 * blk));
+	/* freshly backed pages read zero: nothing of the previous tenant */
+	for (i = blk, nonzero = 0; i < 2 * blk; i++)
+		nonzero += m[i] != 0;
+	EXPECT_EQ(1, nonzero);
+	EXPECT_EQ(0x5c, m[blk + 5 * 4096 + 7]);
+	EXPECT_EQ(16, backed_pages());	/* reading them faulted nothing in */
+
+	/* a read fault on an unbacked block backs that block, no more */
+	EXPECT_EQ(0, touch(m + 3 * blk + 4096, false, &v));
+	EXPECT_EQ(0, v);
+	EXPECT_EQ(32, backed_pages());
+	EXPECT_EQ(1, page_present(m + 3 * blk));
+	EXPECT_EQ(0, page_present(m + 4 * blk));
+	for (i = 3 * blk, nonzero = 0; i < 4 * blk; i++)
+		nonzero += m[i] != 0;
+	EXPECT_EQ(0, nonzero);
+
+	/* a two-page mapping in the middle of block 8: only its pages mapped */
+	m2 = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, a.device,
+		  REGION(VFIO_PCI_BAR2_REGION_INDEX) + 8 * blk + 3 * 4096);
+	ASSERT_NE(MAP_FAILED, m2);
+	m2[4096 + 1] = 1;
+	EXPECT_EQ(48, backed_pages());
+	EXPECT_EQ(1, page_present(m2));
+	EXPECT_EQ(0, m2[0]);
+	EXPECT_EQ(0, page_present(m + 8 * blk));	/* not through this VMA */
+	munmap(m2, 2 * 4096);
+
+	/*
+	 * A 1 MiB (256-page) host cap: writes page by page from block 16 on
+	 * end in SIGBUS, with exactly the cap backed; the page that faulted
+	 * is not mapped.
+	 */
+	ASSERT_EQ(0, gv_write("/sys/module/gpuvirt_sim/parameters/host_mem_cap_mb", "1"));
+	for (i = 16 * blk; i < len; i += 4096)
+		if (touch(m + i, true, &v))
+			break;
+	EXPECT_LT(i, len);
+	EXPECT_EQ(256, backed_pages());
+	EXPECT_EQ(256, gv_kv_u64(GV_SIM_DEBUGFS "/sim0/vram", "host_pages_all_gpus"));
+	EXPECT_EQ(0, page_present(m + i));
+	EXPECT_TRUE(gv_kmsg_find(self->kmsg, "host_mem_cap_mb=1 reached"));
+	ASSERT_EQ(0, gv_write("/sys/module/gpuvirt_sim/parameters/host_mem_cap_mb", "512"));
+	/* under the cap again, the same page backs */
+	EXPECT_EQ(0, touch(m + i, true, &v));
+	EXPECT_EQ(v, m[i]);
+
+	munmap(m, len);
+	vfio_close(&a);
+}
+
+/*
  * Bus Master off: the device may not write its MSI message. The interrupt
  * cause is still set in IRQ_STATUS, nothing is signalled (not even later,
  * when Bus Master comes back), and INTx, a wire, is not affected. Bus

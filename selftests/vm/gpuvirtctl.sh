@@ -162,6 +162,7 @@ for gid, g in gpus.items():
     assert g["vram"] == int(hw["vram_size"]), (g, hw)
     assert g["engines"] == int(hw["engines"]), (g, hw)
     assert g["mode"] == "timesliced", g
+    assert g["vgpu-mode"] == open(f"/sys/class/mdev_bus/sim{gid}/gpuvirt/vgpu_mode").read().strip(), g
     assert g["backend"] == "gpuvirt_sim", g
 assert gpus[0]["vram"] == 141 << 30 and gpus[5]["vram"] == 6 << 30
 PY
@@ -170,8 +171,8 @@ ktap_result $? "-j gpu show matches the sim debugfs"
 # 6: text form
 "$CTL" gpu show >"$T/text" 2>"$T/err"
 ktap_diag "$(cat "$T/text")"
-grep -qx "gpu 0 name sim0 model h200-141gb vram 141G engines 7 mode timesliced backend gpuvirt_sim" "$T/text" &&
-	grep -qx "gpu 5 name sim5 model custom vram 6G engines 2 mode timesliced backend gpuvirt_sim" "$T/text" &&
+grep -qx "gpu 0 name sim0 model h200-141gb vram 141G engines 7 mode timesliced vgpu-mode homogeneous backend gpuvirt_sim" "$T/text" &&
+	grep -qx "gpu 5 name sim5 model custom vram 6G engines 2 mode timesliced vgpu-mode homogeneous backend gpuvirt_sim" "$T/text" &&
 	[ "$(wc -l <"$T/text")" -eq 2 ]
 ktap_result $? "gpu show text lists both GPUs"
 

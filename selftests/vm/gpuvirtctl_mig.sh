@@ -128,6 +128,54 @@ gis_are() {
 	}
 }
 
+# drawing_matches GPU: the drawing of "mig show gpu GPU" (text) puts every
+# GI over the memory slots and compute slices debugfs says it holds, "*"
+# on the GIs with a vGPU, "--" on free compute slices under a GI's memory,
+# "free" elsewhere, and fits 80 columns
+drawing_matches() {
+	run mig show gpu "$1"
+	[ $rc -eq 0 ] || return 1
+	python3 - "$T/out" "$CORE/sim$1/gis" <<'PY'
+import os, sys
+out = open(sys.argv[1]).read().splitlines()
+gis = {}
+d = sys.argv[2]
+for n in sorted(os.listdir(d)):
+    kv = dict(l.split(": ", 1) for l in open(os.path.join(d, n, "info")).read().splitlines())
+    gis[int(kv["id"])] = {k: int(kv[k]) for k in ("start", "slots", "slices", "vgpus")}
+mem = [None] * 8
+comp = [None] * 7
+for i, g in gis.items():
+    for s in range(g["start"], g["start"] + g["slots"]):
+        mem[s] = i
+    for s in range(g["start"], g["start"] + g["slices"]):
+        comp[s] = i
+def cells(prefix, n):
+    rows = [l for l in out if l.startswith(prefix)]
+    assert len(rows) == 1, (prefix, out)
+    row = rows[0]
+    assert len(row) <= 80, row
+    got = []
+    for s in range(n):
+        col = 10 + 8 * s
+        b = row.rindex("[", 0, col + 1)
+        got.append(row[b + 1:row.index("]", b)].split(" ")[0] if row[b + 1] != " " else row[b + 1:b + 7].strip())
+    return got
+def want(owner, other):
+    r = []
+    for s, o in enumerate(owner):
+        if o is None:
+            r.append("--" if other is not None and other[s] is not None else "free")
+        else:
+            r.append("gi%d%s" % (o, "*" if gis[o]["vgpus"] else ""))
+    return r
+gm, gc = cells("  memory  ", 8), cells("  compute ", 7)
+wm, wc = want(mem, None), want(comp, mem)
+assert gm == wm, ("memory", gm, wm)
+assert gc == wc, ("compute", gc, wc)
+PY
+}
+
 # layout GPU: "id:profile:start ..." of "mig show -j", for comparing
 layout() {
 	"$CTL" -j mig show gpu "$1" | python3 -c '
@@ -147,7 +195,7 @@ print(" ".join("%d:%s:%d" % (x["gi"], x["profile"], x["start"])
                for x in sorted(gis, key=lambda x: x["gi"])))' "$T/out"
 }
 
-ktap_plan 22
+ktap_plan 24
 
 modprobe -a vfio mdev && insmod "$KO/kernel/core/gpuvirt.ko" &&
 	insmod "$KO/kernel/sim/gpuvirt_sim.ko" &&
@@ -202,7 +250,10 @@ run mig mode gpu 0 on
 [ $rc -eq 0 ] && sysfs_is "$GPU0/mig_mode" 1 &&
 	[ ! -e "$MDEV_BUS/sim0/mdev_supported_types" ] &&
 	run mig show gpu 0 && [ $rc -eq 0 ] &&
-	is "$T/out" "gpu 0 name sim0 model h200-141gb mode mig gis 0" &&
+	is "$T/out" "gpu 0 name sim0 model h200-141gb mode mig gis 0" \
+	"           0       1       2       3       4       5       6       7" \
+	"  memory  [ free ][ free ][ free ][ free ][ free ][ free ][ free ][ free ]" \
+	"  compute [ free ][ free ][ free ][ free ][ free ][ free ][ free ]" &&
 	run mig show && has "$T/out" "gpu 1 name sim1 model custom mode timesliced capable false"
 ktap_result $? "mig mode on: sysfs mig_mode 1, time-sliced types gone, mig show"
 
@@ -219,6 +270,12 @@ run mig create gpu 0 profile 1g.35gb start 4
 	debugfs_is "$CORE/sim0/gis/0/info" vgpu_type H200-3-71C &&
 	[ -d "$MDEV_BUS/sim0-gi0/mdev_supported_types/gpuvirt_gi-H200-3-71C" ]
 ktap_result $? "mig create: GIs at the lowest start and at a given one, in debugfs and sysfs"
+
+# 6b
+drawing_matches 0 && has "$T/out" \
+	"  memory  [gi0 3g.71gb                   ][gi1 1g.35gb   ][ free ][ free ]" &&
+	has "$T/out" "  compute [gi0 3 slices          ][  --  ][gi1   ][  --  ][ free ]"
+ktap_result $? "mig show draws the GIs over the memory slots and compute slices debugfs gives them"
 
 # 7
 run -j mig show gpu 0
@@ -329,6 +386,10 @@ run mig apply gpu 0 3g.71gb 2g.35gb 1g.18gb
 	gi_is 0 0 3g.71gb 0 4 && gi_is 0 1 2g.35gb 4 2 && gi_is 0 2 1g.18gb 6 1 &&
 	[ -e "$MDEV/$U1" ] && debugfs_is "$CORE/sim0/gis/0/info" vgpus 1
 ktap_result $? "mig apply: the layout is the plan's, the busy GI and its vGPU untouched"
+
+# 14b
+drawing_matches 0 && has "$T/out" "[gi0* 3g.71gb"
+ktap_result $? "mig show draws the applied layout, the GI with a vGPU marked"
 
 # 15
 run mig apply gpu 0 3g.71gb 2g.35gb 1g.18gb
