@@ -30,6 +30,7 @@ MTTY_KO=build/$KVER/bench/mtty/mtty.ko
 NGPU=${SCALE_GPUS:-64}		# GPUs holding the vGPUs, sim1..simNGPU
 PER=32				# H200-4C vGPUs per H200
 ROUNDS=${SCALE_ROUNDS:-5}
+CR_ROUNDS=${SCALE_CR_ROUNDS:-25}	# rounds of 8 creates and 8 removes
 T=$(mktemp -d)
 MON_PID=
 LC_UUID=b3e5c0de-0000-4000-8000-0000000000a1
@@ -83,24 +84,55 @@ remove() {
 	dt=$((dt + ${EPOCHREALTIME/./} - t0))
 }
 
-# rounds NAME FIRST: ROUNDS rounds of 8 creates (vGPUs FIRST..FIRST+7 of
-# sim1) then their 8 removes; the fastest round's per-vGPU times go into
-# ${NAME}_c and ${NAME}_r (us)
+# mtty_create I / mtty_remove I: the same on the mtty sample's mtty-2 type
+MT=/sys/class/mdev_bus/mtty/mdev_supported_types/mtty-2/create
+mtty_create() {
+	local t0=${EPOCHREALTIME/./}
+	printf -v u 'a1000000-0000-4000-8000-%012x' "$1"
+	echo "$u" >"$MT" || { say "mtty create $u failed"; exit 1; }
+	dt=$((dt + ${EPOCHREALTIME/./} - t0))
+}
+mtty_remove() {
+	local t0=${EPOCHREALTIME/./}
+	printf -v u 'a1000000-0000-4000-8000-%012x' "$1"
+	echo 1 >"/sys/bus/mdev/devices/$u/remove" || { say "mtty remove $u failed"; exit 1; }
+	dt=$((dt + ${EPOCHREALTIME/./} - t0))
+}
+
+# rounds NAME FIRST: CR_ROUNDS rounds of 8 creates (vGPUs FIRST..FIRST+7 of
+# sim1) then their 8 removes, each round next to the same on mtty (8 of its
+# mtty-2 devices; the order alternates); the fastest round's per-device
+# times go into ${NAME}_c, ${NAME}_r, ${NAME}_mc and ${NAME}_mr (us)
 rounds() {
-	local r i best_c= best_r=
-	for ((r = 0; r < ROUNDS; r++)); do
-		dt=0
-		for ((i = $2; i < $2 + 8; i++)); do create 1 "$i"; done
-		c=$((dt / 8))
-		dt=0
-		for ((i = $2; i < $2 + 8; i++)); do remove 1 "$i"; done
-		rm_=$((dt / 8))
-		echo "raw: $1 round=$r create_us=$c remove_us=$rm_ vgpus=$(vgpus)"
+	local r i side c rm_ mc= mr= best_c= best_r= best_mc= best_mr=
+	for ((r = 0; r < CR_ROUNDS; r++)); do
+		for side in $((r % 2)) $(((r + 1) % 2)); do
+			if [ "$side" -eq 0 ]; then
+				dt=0
+				for ((i = $2; i < $2 + 8; i++)); do create 1 "$i"; done
+				c=$((dt / 8))
+				dt=0
+				for ((i = $2; i < $2 + 8; i++)); do remove 1 "$i"; done
+				rm_=$((dt / 8))
+			elif [ -z "$BENCH_MTTY_WHY" ]; then
+				dt=0
+				for ((i = 0; i < 8; i++)); do mtty_create "$i"; done
+				mc=$((dt / 8))
+				dt=0
+				for ((i = 0; i < 8; i++)); do mtty_remove "$i"; done
+				mr=$((dt / 8))
+			fi
+		done
+		echo "raw: $1 round=$r create_us=$c remove_us=$rm_ mtty_create_us=${mc:-n/a} mtty_remove_us=${mr:-n/a}"
 		{ [ -z "$best_c" ] || [ "$c" -lt "$best_c" ]; } && best_c=$c
 		{ [ -z "$best_r" ] || [ "$rm_" -lt "$best_r" ]; } && best_r=$rm_
+		[ -n "$mc" ] && { [ -z "$best_mc" ] || [ "$mc" -lt "$best_mc" ]; } && best_mc=$mc
+		[ -n "$mr" ] && { [ -z "$best_mr" ] || [ "$mr" -lt "$best_mr" ]; } && best_mr=$mr
 	done
 	printf -v "$1_c" %s "$best_c"
 	printf -v "$1_r" %s "$best_r"
+	printf -v "$1_mc" %s "${best_mc:-0}"
+	printf -v "$1_mr" %s "${best_mr:-0}"
 }
 
 vgpus() {
@@ -218,9 +250,17 @@ awk -v n="$nv" -v bs="$base_Slab" -v fs="$full_Slab" -v as="$after_Slab" \
 best() { [ "$1" -lt "$2" ] && echo "$1" || echo "$2"; }
 lc=$(best "$low1_c" "$low2_c")
 lr=$(best "$low1_r" "$low2_r")
-awk -v hc="$high_c" -v hr="$high_r" -v lc="$lc" -v lr="$lr" 'BEGIN {
+lmc=$(best "$low1_mc" "$low2_mc")
+lmr=$(best "$low1_mr" "$low2_mr")
+awk -v hc="$high_c" -v hr="$high_r" -v lc="$lc" -v lr="$lr" \
+	-v hmc="$high_mc" -v hmr="$high_mr" -v lmc="$lmc" -v lmr="$lmr" 'BEGIN {
 	printf "bench: create_per_vgpu ratio=%.2f [fastest round at 2040+8 vGPUs %d us / at 1+8 %d us; goal <= 1.2]\n", hc / lc, hc, lc
 	printf "bench: remove_per_vgpu ratio=%.2f [fastest round at 2040+8 vGPUs %d us / at 1+8 %d us; goal <= 1.2]\n", hr / lr, hr, lr
+	if (lmc && lmr) {
+		printf "bench: mtty_create_per_device ratio=%.2f [the same rounds on mtty-2, next to them: %d us / %d us]\n", hmc / lmc, hmc, lmc
+		printf "bench: mtty_remove_per_device ratio=%.2f [%d us / %d us]\n", hmr / lmr, hmr, lmr
+		printf "bench: create_growth_vs_mtty ratio=%.2f [gpuvirt create ratio / mtty create ratio: the growth that is gpuvirt'"'"'s own]\n", (hc / lc) / (hmc / lmc)
+	}
 }'
 awk '/nl_roundtrip_us/ { rt = $3 } /nl_vgpu_dump/ { print "bench: dump_vs_roundtrip ratio=" $8 " [vgpu-get dump of " $4 " vGPUs " $6 " ms / one gpu-get; goal <= 300]" }' "$T/nl"
 
