@@ -25,6 +25,12 @@ CORE=/sys/kernel/debug/gpuvirt/gpus
 MDEV=/sys/bus/mdev/devices
 NGPU=64
 PER=32
+# A KASAN kernel (the debug lane) is 5 to 10 times slower and keeps freed
+# objects in quarantine: there the same checks run on 8 GPUs, and kmemleak
+# (selftests/debug/final-check.sh) judges the kernel memory instead of the
+# slab figures.
+KASAN=0
+grep -q ' kasan_report$' /proc/kallsyms 2>/dev/null && KASAN=1 && NGPU=8
 N=$((NGPU * PER))
 # slab growth allowed between two identical rounds of N vGPUs: 1 KiB a
 # vGPU. Slab caches keep pages that a round filled, less with each round
@@ -223,13 +229,29 @@ bare_round() {
 	nsys
 	[ "$n" -eq 0 ]
 }
+#
+# Caches settle over rounds, a leak grows the same every round: a round
+# over the slack is followed by one more, and only two in a row fail.
 slab first
 bare_round && slab second && bare_round
 rc=$?
 slab third
 echo "# slab growth: $((second - first)) kB over the second round, $((third - second)) kB over the third (allowed $SLAB_SLACK_KB kB)"
-[ $rc -eq 0 ] && [ $((third - second)) -le $SLAB_SLACK_KB ]
-ktap_result $? "a third round of $N vGPUs leaves the kernel memory where the second did"
+if [ $rc -eq 0 ] && [ $((third - second)) -gt $SLAB_SLACK_KB ]; then
+	bare_round
+	rc=$?
+	second=$third
+	slab third
+	echo "# slab growth: $((third - second)) kB over a fourth round"
+fi
+if [ $KASAN -eq 1 ]; then
+	# the rounds ran; only the slab figure is not judged here
+	[ $rc -eq 0 ]
+	ktap_result $? "three rounds of $N vGPUs come and go (slab not judged on a KASAN kernel: kmemleak judges it)"
+else
+	[ $rc -eq 0 ] && [ $((third - second)) -le $SLAB_SLACK_KB ]
+	ktap_result $? "a third round of $N vGPUs leaves the kernel memory where the second did"
+fi
 
 # 8: the GPUs go too
 for ((g = 0; g < NGPU; g++)); do echo "$g" >$BUS/del_device || break; done
