@@ -84,6 +84,7 @@ const uint8_t vgpu_policy[GPUVIRT_A_VGPU_MAX + 1] = {
 	[GPUVIRT_A_VGPU_CTX] = MNL_TYPE_U32,
 	[GPUVIRT_A_VGPU_STATS] = MNL_TYPE_NESTED,
 	[GPUVIRT_A_VGPU_GI_ID] = MNL_TYPE_U32,
+	[GPUVIRT_A_VGPU_FRAME_RATE_LIMITER] = MNL_TYPE_U8,
 };
 
 const char *const vgpu_attr_names[GPUVIRT_A_VGPU_MAX + 1] = {
@@ -100,6 +101,7 @@ const char *const vgpu_attr_names[GPUVIRT_A_VGPU_MAX + 1] = {
 	[GPUVIRT_A_VGPU_STATS] = "stats",
 	[GPUVIRT_A_VGPU_PAD] = "pad",
 	[GPUVIRT_A_VGPU_GI_ID] = "gi-id",
+	[GPUVIRT_A_VGPU_FRAME_RATE_LIMITER] = "frame-rate-limiter",
 };
 
 const uint8_t sched_policy[GPUVIRT_A_SCHED_MAX + 1] = {

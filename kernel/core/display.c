@@ -48,6 +48,31 @@ static u32 gpuvirt_display_vblanks(struct gpuvirt_display *d,
 						     NSEC_PER_SEC);
 }
 
+/*
+ * A flip waiting for its vblank takes effect once the clock has passed
+ * it; called before anything looks at a head. Under the vGPU's lock.
+ */
+static void gpuvirt_display_settle(struct gpuvirt_display_head *h)
+{
+	if (h->flip_pending && ktime_get_ns() >= h->flip_due_ns) {
+		h->active = h->pending;
+		h->flip_pending = 0;
+		h->flips++;
+	}
+}
+
+/* The next vblank of @h after now: a whole number of frames from the epoch. */
+static u64 gpuvirt_display_next_vblank(struct gpuvirt_display *d,
+				       const struct gpuvirt_display_head *h)
+{
+	u64 frames = mul_u64_u32_div(ktime_get_ns() - h->vblank_epoch_ns,
+				     d->frl, NSEC_PER_SEC) + 1;
+
+	/* rounded up, so that the counter has reached the frame by then */
+	return h->vblank_epoch_ns +
+	       div_u64(frames * NSEC_PER_SEC + d->frl - 1, d->frl);
+}
+
 /* One frame period, at least one jiffy. */
 static unsigned long gpuvirt_display_period(struct gpuvirt_display *d)
 {
@@ -100,6 +125,7 @@ void gpuvirt_display_init(struct gpuvirt_vgpu *vgpu)
 	d->max_width = p->max_width;
 	d->max_height = p->max_height;
 	d->frl = p->frl;
+	d->frl_off = false;
 	INIT_DELAYED_WORK(&d->vblank_work, gpuvirt_display_vblank_work);
 }
 
@@ -164,22 +190,30 @@ static void gpuvirt_display_commit(struct gpuvirt_vgpu *vgpu,
 	val &= GPUVIRT_VGPU_HEAD_CTRL_ENABLE | GPUVIRT_VGPU_HEAD_CTRL_VBLANK_IRQ;
 	if (val & GPUVIRT_VGPU_HEAD_CTRL_ENABLE)
 		err = gpuvirt_display_check(vgpu, head, &h->staged);
-	/* the counter stops while the head is off, and goes on from there */
-	h->vblank_base = gpuvirt_display_vblanks(d, h);
+	gpuvirt_display_settle(h);
 	h->error = err;
-	if (err) {
-		h->control = 0;
+	h->flip_pending = 0;	/* a newer commit replaces a waiting flip */
+	if (err || !(val & GPUVIRT_VGPU_HEAD_CTRL_ENABLE)) {
+		/* the counter stops while the head is off, and goes on later */
+		h->vblank_base = gpuvirt_display_vblanks(d, h);
+		h->control = err ? 0 : val;
 		memset(&h->active, 0, sizeof(h->active));
 		return;
 	}
 	h->control = val;
-	if (val & GPUVIRT_VGPU_HEAD_CTRL_ENABLE) {
+	h->commits++;
+	if (!was_on) {
+		h->vblank_epoch_ns = ktime_get_ns();
 		h->active = h->staged;
-		h->commits++;
-		if (!was_on)
-			h->vblank_epoch_ns = ktime_get_ns();
+		h->flips++;
+	} else if (d->frl_off || !d->frl) {
+		h->active = h->staged;	/* the limiter is off: at once */
+		h->flips++;
 	} else {
-		memset(&h->active, 0, sizeof(h->active));
+		/* a flip: shown from the next vblank on */
+		h->pending = h->staged;
+		h->flip_pending = 1;
+		h->flip_due_ns = gpuvirt_display_next_vblank(d, h);
 	}
 	if (gpuvirt_display_wants_irq(d))
 		schedule_delayed_work(&d->vblank_work,
@@ -210,7 +244,7 @@ bool gpuvirt_display_reg_read(struct gpuvirt_vgpu *vgpu, unsigned int reg,
 			      u32 *val)
 {
 	struct gpuvirt_display *d = to_disp(vgpu);
-	const struct gpuvirt_display_head *h;
+	struct gpuvirt_display_head *h;
 	unsigned int head, r;
 
 	lockdep_assert_held(&vgpu->lock);
@@ -227,10 +261,14 @@ bool gpuvirt_display_reg_read(struct gpuvirt_vgpu *vgpu, unsigned int reg,
 	case GPUVIRT_VGPU_REG_DISP_FRL:
 		*val = d->frl;
 		return true;
+	case GPUVIRT_VGPU_REG_DISP_STATUS:
+		*val = d->frl_off ? 0 : GPUVIRT_VGPU_DISP_FRL_ON;
+		return true;
 	}
 	if (!gpuvirt_display_head_reg(reg, &head, &r))
 		return false;
 	h = &d->st.heads[head];
+	gpuvirt_display_settle(h);
 	switch (r) {
 	case GPUVIRT_VGPU_HEAD_CONTROL:
 		*val = h->control;
@@ -258,6 +296,9 @@ bool gpuvirt_display_reg_read(struct gpuvirt_vgpu *vgpu, unsigned int reg,
 		break;
 	case GPUVIRT_VGPU_HEAD_VBLANK:
 		*val = gpuvirt_display_vblanks(d, h);
+		break;
+	case GPUVIRT_VGPU_HEAD_FLIPS:
+		*val = h->flips;
 		break;
 	default:
 		*val = 0;	/* reserved */
@@ -315,8 +356,9 @@ bool gpuvirt_display_reg_write(struct gpuvirt_vgpu *vgpu, unsigned int reg,
 static void gpuvirt_display_primary(struct gpuvirt_vgpu *vgpu, u64 *base,
 				    u64 *size)
 {
-	const struct gpuvirt_display_head *h = &to_disp(vgpu)->st.heads[0];
+	struct gpuvirt_display_head *h = &to_disp(vgpu)->st.heads[0];
 
+	gpuvirt_display_settle(h);
 	*base = h->active.base;
 	*size = (u64)h->active.stride * h->active.height;
 }
@@ -337,7 +379,7 @@ int gpuvirt_display_query_plane(struct gpuvirt_vgpu *vgpu, unsigned long arg)
 	unsigned long minsz = offsetofend(struct vfio_device_gfx_plane_info,
 					  region_index);
 	struct vfio_device_gfx_plane_info plane;
-	const struct gpuvirt_display_head *h = &to_disp(vgpu)->st.heads[0];
+	struct gpuvirt_display_head *h = &to_disp(vgpu)->st.heads[0];
 	u32 flags;
 
 	if (copy_from_user(&plane, (void __user *)arg, minsz))
@@ -353,6 +395,7 @@ int gpuvirt_display_query_plane(struct gpuvirt_vgpu *vgpu, unsigned long arg)
 		return -EINVAL;
 
 	mutex_lock(&vgpu->lock);
+	gpuvirt_display_settle(h);
 	plane.drm_format = h->active.format;
 	plane.drm_format_mod = 0;	/* DRM_FORMAT_MOD_LINEAR */
 	plane.width = h->active.width;
@@ -499,18 +542,20 @@ static int gpuvirt_display_debugfs_show(struct seq_file *s, void *unused)
 	unsigned int i;
 
 	mutex_lock(&vgpu->lock);
-	seq_printf(s, "heads: %u\nmax_resolution: %ux%u\nfrl: %u\n",
-		   d->heads, d->max_width, d->max_height, d->frl);
+	seq_printf(s, "heads: %u\nmax_resolution: %ux%u\nfrl: %u\nframe_rate_limiter: %u\n",
+		   d->heads, d->max_width, d->max_height, d->frl, !d->frl_off);
 	for (i = 0; i < GPUVIRT_VGPU_HEADS_MAX; i++) {
-		const struct gpuvirt_display_head *h = &d->st.heads[i];
+		struct gpuvirt_display_head *h = &d->st.heads[i];
 
+		gpuvirt_display_settle(h);
 		seq_printf(s,
-			   "head%u: enabled=%u vblank_irq=%u base=0x%llx width=%u height=%u stride=%u format=0x%08x error=%u vblanks=%u commits=%llu\n",
+			   "head%u: enabled=%u vblank_irq=%u base=0x%llx width=%u height=%u stride=%u format=0x%08x error=%u vblanks=%u commits=%llu flips=%u flip_pending=%u\n",
 			   i, !!(h->control & GPUVIRT_VGPU_HEAD_CTRL_ENABLE),
 			   !!(h->control & GPUVIRT_VGPU_HEAD_CTRL_VBLANK_IRQ),
 			   h->active.base, h->active.width, h->active.height,
 			   h->active.stride, h->active.format, h->error,
-			   gpuvirt_display_vblanks(d, h), h->commits);
+			   gpuvirt_display_vblanks(d, h), h->commits, h->flips,
+			   h->flip_pending);
 	}
 	mutex_unlock(&vgpu->lock);
 	return 0;
@@ -525,4 +570,30 @@ void gpuvirt_display_debugfs_add(struct gpuvirt_vgpu *vgpu)
 {
 	debugfs_create_file("display", 0400, vgpu->debugfs, vgpu,
 			    &gpuvirt_display_debugfs_fops);
+}
+
+/**
+ * gpuvirt_display_frl() - is the vGPU's frame rate limiter on?
+ * @vgpu: the vGPU
+ *
+ * Return: true when flips wait for the next vblank (the default).
+ */
+bool gpuvirt_display_frl(struct gpuvirt_vgpu *vgpu)
+{
+	return !READ_ONCE(to_disp(vgpu)->frl_off);
+}
+
+/**
+ * gpuvirt_display_set_frl() - turn the frame rate limiter on or off
+ * @vgpu: the vGPU
+ * @on: flips wait for the next vblank
+ *
+ * Takes effect with the next flip; a flip already waiting keeps its
+ * vblank. The setting survives resets and reopening, as configuration.
+ */
+void gpuvirt_display_set_frl(struct gpuvirt_vgpu *vgpu, bool on)
+{
+	mutex_lock(&vgpu->lock);
+	WRITE_ONCE(to_disp(vgpu)->frl_off, !on);
+	mutex_unlock(&vgpu->lock);
 }

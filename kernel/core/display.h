@@ -42,6 +42,11 @@ struct gpuvirt_display_mode {
  * @vblank_epoch_ns: ktime_get_ns() when the head was last enabled; the
  *	counter runs from there at the type's frame rate while enabled
  * @commits: commits accepted (mode sets and flips)
+ * @pending: a flip committed while the frame rate limiter was on, shown
+ *	from the vblank at @flip_due_ns on
+ * @flip_pending: @pending is waiting
+ * @flips: commits that took effect: shown on the head (HEAD_FLIPS)
+ * @flip_due_ns: when @pending takes effect
  */
 struct gpuvirt_display_head {
 	struct gpuvirt_display_mode staged;
@@ -52,6 +57,10 @@ struct gpuvirt_display_head {
 	u32 pad;
 	u64 vblank_epoch_ns;
 	u64 commits;
+	struct gpuvirt_display_mode pending;
+	u32 flip_pending;
+	u32 flips;
+	u64 flip_due_ns;
 };
 
 /**
@@ -73,6 +82,11 @@ struct gpuvirt_display_state {
  * @max_width: widest mode the type allows; fixed from init
  * @max_height: tallest mode; fixed from init
  * @frl: vblanks per second (profile frl_config); fixed from init
+ * @frl_off: the frame rate limiter is off (an administrator's setting,
+ *	like NVIDIA's frame_rate_limiter=0): flips take effect at once
+ *	instead of at the next vblank. Host configuration, not guest state;
+ *	written under the vGPU's lock, read with READ_ONCE() without it
+ *	(netlink reads it under the scheduler's spinlock)
  * @vblank_work: raises IRQ_VBLANK at @frl per second while a head asks
  *	for it; takes the vGPU's lock, so it is cancelled outside it
  */
@@ -82,6 +96,7 @@ struct gpuvirt_display {
 	u32 max_width;
 	u32 max_height;
 	u32 frl;
+	bool frl_off;
 	struct delayed_work vblank_work;
 };
 
@@ -90,6 +105,8 @@ void gpuvirt_display_init(struct gpuvirt_vgpu *vgpu);
 void gpuvirt_display_reset(struct gpuvirt_vgpu *vgpu);
 void gpuvirt_display_stop(struct gpuvirt_vgpu *vgpu);
 void gpuvirt_display_debugfs_add(struct gpuvirt_vgpu *vgpu);
+bool gpuvirt_display_frl(struct gpuvirt_vgpu *vgpu);
+void gpuvirt_display_set_frl(struct gpuvirt_vgpu *vgpu, bool on);
 bool gpuvirt_display_reg_read(struct gpuvirt_vgpu *vgpu, unsigned int reg,
 			      u32 *val);
 bool gpuvirt_display_reg_write(struct gpuvirt_vgpu *vgpu, unsigned int reg,

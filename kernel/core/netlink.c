@@ -720,6 +720,8 @@ static int gpuvirt_nl_vgpu_fill_locked(struct sk_buff *skb,
 	    nla_put_u8(skb, GPUVIRT_A_VGPU_OPEN, slot->open) ||
 	    nla_put_u32(skb, GPUVIRT_A_VGPU_CTX, vgpu->mp->ctx_base + vgpu->slot) ||
 	    gpuvirt_nl_put_gi(skb, GPUVIRT_A_VGPU_GI_ID, vgpu->mp) ||
+	    nla_put_u8(skb, GPUVIRT_A_VGPU_FRAME_RATE_LIMITER,
+		       gpuvirt_display_frl(vgpu)) ||
 	    gpuvirt_nl_vgpu_stats_put(skb, &vgpu->stats)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
@@ -896,6 +898,10 @@ int gpuvirt_nl_vgpu_set_doit(struct sk_buff *skb, struct genl_info *info)
 	else if (err)
 		NL_SET_ERR_MSG_ATTR(info->extack, min_attr ?: max_attr,
 				    "min-pct must not be above max-pct");
+	/* the policy bounds it to 0 or 1; set only once the rest is accepted */
+	else if (info->attrs[GPUVIRT_A_VGPU_FRAME_RATE_LIMITER])
+		gpuvirt_display_set_frl(vgpu,
+					nla_get_u8(info->attrs[GPUVIRT_A_VGPU_FRAME_RATE_LIMITER]));
 	gpuvirt_nl_vgpu_put(vgpu, gpu);
 	return err;
 }

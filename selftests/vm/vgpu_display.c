@@ -20,6 +20,7 @@
 #include "kselftest_harness.h"
 
 #include "gpuvirt_test.h"
+#include "gv_nl.h"
 #include "vgpu_client.h"
 #include <linux/gpuvirt_vgpu.h>
 
@@ -119,6 +120,22 @@ static int draw(int fd, uint64_t base, uint32_t w, uint32_t h, uint32_t stride)
 	}
 	free(line);
 	return err;
+}
+
+/*
+ * Wait until @want flips have taken effect on @head: a flip waits for the
+ * next vblank. The bound only keeps a broken device from hanging the test.
+ */
+static int wait_flips(int fd, unsigned int head, uint32_t want)
+{
+	unsigned int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (hrd(fd, head, GPUVIRT_VGPU_HEAD_FLIPS) >= want)
+			return 0;
+		usleep(5000);
+	}
+	return -ETIMEDOUT;
 }
 
 /* "headN" of the core's debugfs for the vGPU. */
@@ -329,11 +346,14 @@ TEST_F(display, primary_plane_shows_the_picture)
 		 (unsigned long long)base, w, h, stride, XR24);
 	EXPECT_EQ(0, strncmp(dbg, want, strlen(want))) TH_LOG("%s", dbg);
 
-	/* a flip to another base shows the other picture */
+	/* a flip to another base shows the other picture, from the next
+	 * vblank on (the frame rate limiter is on)
+	 */
 	ASSERT_EQ(0, draw(fd, 0, w, h, w * 4));
 	ASSERT_EQ(GPUVIRT_VGPU_DERR_NONE,
 		  set_mode(fd, 0, 0, w, h, w * 4, XR24,
 			   GPUVIRT_VGPU_HEAD_CTRL_ENABLE));
+	ASSERT_EQ(0, wait_flips(fd, 0, 2));
 	ASSERT_EQ(0, query(fd, &p, VFIO_GFX_PLANE_TYPE_REGION));
 	EXPECT_EQ(w * 4, p.stride);
 	{
@@ -554,6 +574,129 @@ TEST_F(display, vblank_counter_and_interrupt)
 	EXPECT_EQ(0, poll(&pfd, 1, 200));
 	EXPECT_EQ(0, rd(fd, GPUVIRT_VGPU_REG_IRQ_STATUS));
 	close(efd);
+}
+
+static int frl_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(a) == GPUVIRT_A_VGPU_FRAME_RATE_LIMITER)
+			*(int *)data = mnl_attr_get_u8(a);
+	return MNL_CB_OK;
+}
+
+/* vgpu-set's frame-rate-limiter, and what vgpu-get says of it. */
+static int nl_frl(struct nl *nl, const char *uuid, int set)
+{
+	char buf[GV_NLBUF];
+	struct nlmsghdr *nlh = genl_req(nl, buf, nl->family,
+					set >= 0 ? GPUVIRT_CMD_VGPU_SET :
+					GPUVIRT_CMD_VGPU_GET, 0);
+	int got = -1, err;
+
+	mnl_attr_put_strz(nlh, GPUVIRT_A_VGPU_UUID, uuid);
+	if (set >= 0) {
+		mnl_attr_put_u8(nlh, GPUVIRT_A_VGPU_FRAME_RATE_LIMITER, set);
+		return nl_talk(nl, nlh, NULL, NULL);
+	}
+	err = nl_talk(nl, nlh, frl_cb, &got);
+	return err ?: got;
+}
+
+static int sysfs_frl(const char *uuid, const char *set)
+{
+	char path[256], buf[16];
+	int n;
+
+	snprintf(path, sizeof(path), VGPU_MDEVS "/%s/gpuvirt/frame_rate_limiter",
+		 uuid);
+	if (set)
+		return gv_write(path, set);
+	n = gv_read(path, buf, sizeof(buf));
+	return n < 0 ? n : atoi(buf);
+}
+
+/*
+ * The frame rate limiter: on by default, flips wait for a vblank, so no
+ * more flips take effect than vblanks pass; off (sysfs or netlink), every
+ * flip takes effect at once.
+ */
+TEST_F(display, frame_rate_limiter)
+{
+	uint32_t f0, f1, v0, v1, i;
+	struct nl nl;
+	int fd;
+
+	ASSERT_EQ(0, vgpu_create("H200-4Q", UUID_A));
+	ASSERT_EQ(0, vgpu_client_open(&self->a, UUID_A));
+	fd = self->a.device;
+	ASSERT_EQ(0, nl_open(&nl));
+
+	EXPECT_EQ(1, sysfs_frl(UUID_A, NULL));
+	EXPECT_EQ(1, nl_frl(&nl, UUID_A, -1));
+	EXPECT_EQ(1, debugfs_u64(UUID_A, "frame_rate_limiter"));
+	EXPECT_EQ(GPUVIRT_VGPU_DISP_FRL_ON, rd(fd, GPUVIRT_VGPU_REG_DISP_STATUS));
+
+	/* enabling a head shows its mode at once: one flip */
+	ASSERT_EQ(GPUVIRT_VGPU_DERR_NONE,
+		  set_mode(fd, 0, 0, 640, 480, 2560, XR24, 1));
+	EXPECT_EQ(1, hrd(fd, 0, GPUVIRT_VGPU_HEAD_FLIPS));
+	v0 = hrd(fd, 0, GPUVIRT_VGPU_HEAD_VBLANK);
+	f0 = hrd(fd, 0, GPUVIRT_VGPU_HEAD_FLIPS);
+	/* flips as fast as the guest can commit them */
+	for (i = 0; i < 200; i++)
+		ASSERT_EQ(GPUVIRT_VGPU_DERR_NONE,
+			  set_mode(fd, 0, (i & 1) << 22, 640, 480, 2560, XR24,
+				   1));
+	f1 = hrd(fd, 0, GPUVIRT_VGPU_HEAD_FLIPS);
+	v1 = hrd(fd, 0, GPUVIRT_VGPU_HEAD_VBLANK);
+	/* at most one flip per vblank */
+	EXPECT_LE(f1 - f0, v1 - v0) TH_LOG("flips %u, vblanks %u", f1 - f0, v1 - v0);
+	/* the last flip waits for a vblank, then shows */
+	for (i = 0; i < 500; i++) {
+		char dbg[256];
+
+		ASSERT_EQ(0, debugfs_head(UUID_A, 0, dbg, sizeof(dbg)));
+		if (strstr(dbg, " flip_pending=0"))
+			break;
+		usleep(10000);
+	}
+	ASSERT_GT(500, i);
+	{
+		struct vfio_device_gfx_plane_info p;
+		char dbg[256];
+
+		ASSERT_EQ(0, query(fd, &p, VFIO_GFX_PLANE_TYPE_REGION));
+		ASSERT_EQ(0, debugfs_head(UUID_A, 0, dbg, sizeof(dbg)));
+		/* the last commit (i = 199) had base 4 MiB */
+		EXPECT_NE(NULL, strstr(dbg, "base=0x400000 ")) TH_LOG("%s", dbg);
+	}
+
+	/* off through sysfs: every flip shows at once */
+	EXPECT_EQ(-EINVAL, sysfs_frl(UUID_A, "2"));
+	ASSERT_EQ(0, sysfs_frl(UUID_A, "0"));
+	EXPECT_EQ(0, sysfs_frl(UUID_A, NULL));
+	EXPECT_EQ(0, nl_frl(&nl, UUID_A, -1));
+	EXPECT_EQ(0, debugfs_u64(UUID_A, "frame_rate_limiter"));
+	EXPECT_EQ(0, rd(fd, GPUVIRT_VGPU_REG_DISP_STATUS));
+	f0 = hrd(fd, 0, GPUVIRT_VGPU_HEAD_FLIPS);
+	for (i = 0; i < 200; i++)
+		ASSERT_EQ(GPUVIRT_VGPU_DERR_NONE,
+			  set_mode(fd, 0, (i & 1) << 22, 640, 480, 2560, XR24,
+				   1));
+	EXPECT_EQ(f0 + 200, hrd(fd, 0, GPUVIRT_VGPU_HEAD_FLIPS));
+
+	/* on again through netlink; out of range is refused */
+	EXPECT_EQ(-ERANGE, nl_frl(&nl, UUID_A, 2));
+	EXPECT_EQ(0, sysfs_frl(UUID_A, NULL));
+	ASSERT_EQ(0, nl_frl(&nl, UUID_A, 1));
+	EXPECT_EQ(1, sysfs_frl(UUID_A, NULL));
+	EXPECT_EQ(GPUVIRT_VGPU_DISP_FRL_ON, rd(fd, GPUVIRT_VGPU_REG_DISP_STATUS));
+	/* the setting is configuration: a reset keeps it */
+	ASSERT_EQ(0, ioctl(fd, VFIO_DEVICE_RESET));
+	EXPECT_EQ(1, nl_frl(&nl, UUID_A, -1));
+	nl_close(&nl);
 }
 
 TEST_HARNESS_MAIN

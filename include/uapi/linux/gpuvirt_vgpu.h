@@ -56,6 +56,10 @@
 #define GPUVIRT_VGPU_REG_DISP_MAX_WIDTH	0x084	/* RO: widest mode, pixels */
 #define GPUVIRT_VGPU_REG_DISP_MAX_HEIGHT 0x088	/* RO: tallest mode, lines */
 #define GPUVIRT_VGPU_REG_DISP_FRL	0x08c	/* RO: vblanks per second */
+#define GPUVIRT_VGPU_REG_DISP_STATUS	0x090	/* RO: GPUVIRT_VGPU_DISP_* */
+
+/* DISP_STATUS bits. */
+#define GPUVIRT_VGPU_DISP_FRL_ON	(1U << 0)	/* flips wait for vblank */
 
 #define GPUVIRT_VGPU_HEADS_MAX		4	/* head register blocks */
 #define GPUVIRT_VGPU_REG_HEAD(n)	(0x100 + (n) * 0x40)
@@ -68,6 +72,7 @@
 #define GPUVIRT_VGPU_HEAD_FORMAT	0x18	/* RW: GPUVIRT_VGPU_FMT_* */
 #define GPUVIRT_VGPU_HEAD_ERROR		0x1c	/* RO: GPUVIRT_VGPU_DERR_* */
 #define GPUVIRT_VGPU_HEAD_VBLANK	0x20	/* RO: vblanks while enabled */
+#define GPUVIRT_VGPU_HEAD_FLIPS		0x24	/* RO: commits that took effect */
 
 /* HEAD_CONTROL bits. */
 #define GPUVIRT_VGPU_HEAD_CTRL_ENABLE	(1U << 0)	/* scan out */
