@@ -111,6 +111,25 @@ static void gpuvirt_display_vblank_work(struct work_struct *work)
 	mutex_unlock(&vgpu->lock);
 }
 
+/* Bring the netlink copy of head @head up to date. Under the vGPU's lock. */
+static void gpuvirt_display_publish(struct gpuvirt_display *d,
+				    unsigned int head)
+{
+	const struct gpuvirt_display_head *h = &d->st.heads[head];
+	struct gpuvirt_display_mode *m = &d->summary.mode[head];
+	bool on = h->control & GPUVIRT_VGPU_HEAD_CTRL_ENABLE;
+	/* the mode shown, or the one a waiting flip will show */
+	const struct gpuvirt_display_mode *src =
+		h->flip_pending ? &h->pending : &h->active;
+
+	WRITE_ONCE(m->width, on ? src->width : 0);
+	WRITE_ONCE(m->height, on ? src->height : 0);
+	WRITE_ONCE(m->stride, on ? src->stride : 0);
+	WRITE_ONCE(m->format, on ? src->format : 0);
+	WRITE_ONCE(d->summary.on, on ? d->summary.on | BIT(head) :
+				  d->summary.on & ~BIT(head));
+}
+
 /**
  * gpuvirt_display_init() - set the limits from the vGPU's type
  * @vgpu: the vGPU, being initialised
@@ -137,8 +156,12 @@ void gpuvirt_display_init(struct gpuvirt_vgpu *vgpu)
  */
 void gpuvirt_display_reset(struct gpuvirt_vgpu *vgpu)
 {
+	unsigned int i;
+
 	lockdep_assert_held(&vgpu->lock);
 	memset(&to_disp(vgpu)->st, 0, sizeof(to_disp(vgpu)->st));
+	for (i = 0; i < GPUVIRT_VGPU_HEADS_MAX; i++)
+		gpuvirt_display_publish(to_disp(vgpu), i);
 }
 
 /**
@@ -178,9 +201,30 @@ static u32 gpuvirt_display_check(struct gpuvirt_vgpu *vgpu, unsigned int head,
 	return GPUVIRT_VGPU_DERR_NONE;
 }
 
+/**
+ * gpuvirt_display_summary() - the heads that are on and their modes
+ * @vgpu: the vGPU; any lock, or none, may be held
+ * @out: filled in
+ */
+void gpuvirt_display_summary(struct gpuvirt_vgpu *vgpu,
+			     struct gpuvirt_display_summary *out)
+{
+	const struct gpuvirt_display_summary *s = &to_disp(vgpu)->summary;
+	unsigned int i;
+
+	out->on = READ_ONCE(s->on);
+	for (i = 0; i < GPUVIRT_VGPU_HEADS_MAX; i++) {
+		out->mode[i].base = 0;
+		out->mode[i].width = READ_ONCE(s->mode[i].width);
+		out->mode[i].height = READ_ONCE(s->mode[i].height);
+		out->mode[i].stride = READ_ONCE(s->mode[i].stride);
+		out->mode[i].format = READ_ONCE(s->mode[i].format);
+	}
+}
+
 /* HEAD_CONTROL: commit the staged mode, or turn the head off. */
-static void gpuvirt_display_commit(struct gpuvirt_vgpu *vgpu,
-				   unsigned int head, u32 val)
+static void gpuvirt_display_commit_head(struct gpuvirt_vgpu *vgpu,
+					unsigned int head, u32 val)
 {
 	struct gpuvirt_display *d = to_disp(vgpu);
 	struct gpuvirt_display_head *h = &d->st.heads[head];
@@ -218,6 +262,13 @@ static void gpuvirt_display_commit(struct gpuvirt_vgpu *vgpu,
 	if (gpuvirt_display_wants_irq(d))
 		schedule_delayed_work(&d->vblank_work,
 				      gpuvirt_display_period(d));
+}
+
+static void gpuvirt_display_commit(struct gpuvirt_vgpu *vgpu,
+				   unsigned int head, u32 val)
+{
+	gpuvirt_display_commit_head(vgpu, head, val);
+	gpuvirt_display_publish(to_disp(vgpu), head);
 }
 
 /* The head and register a BAR0 offset names, false if not a head's. */

@@ -76,6 +76,16 @@ struct gpuvirt_display_state {
 };
 
 /**
+ * struct gpuvirt_display_summary - what netlink reports of the heads
+ * @on: bit n set while head n is on
+ * @mode: each head's mode as last committed: base 0
+ */
+struct gpuvirt_display_summary {
+	u32 on;
+	struct gpuvirt_display_mode mode[GPUVIRT_VGPU_HEADS_MAX];
+};
+
+/**
  * struct gpuvirt_display - a vGPU's display
  * @st: the guest-visible state; under the vGPU's lock
  * @heads: heads the type offers (profile num_heads); fixed from init
@@ -87,6 +97,11 @@ struct gpuvirt_display_state {
  *	instead of at the next vblank. Host configuration, not guest state;
  *	written under the vGPU's lock, read with READ_ONCE() without it
  *	(netlink reads it under the scheduler's spinlock)
+ * @summary: a copy of the heads' state for netlink, which reads it under
+ *	the scheduler's spinlock: written field by field with WRITE_ONCE()
+ *	under the vGPU's lock at every commit and reset, read with
+ *	READ_ONCE(). A reader may see one commit half applied, never a
+ *	torn value.
  * @vblank_work: raises IRQ_VBLANK at @frl per second while a head asks
  *	for it; takes the vGPU's lock, so it is cancelled outside it
  */
@@ -97,6 +112,7 @@ struct gpuvirt_display {
 	u32 max_height;
 	u32 frl;
 	bool frl_off;
+	struct gpuvirt_display_summary summary;
 	struct delayed_work vblank_work;
 };
 
@@ -106,6 +122,8 @@ void gpuvirt_display_reset(struct gpuvirt_vgpu *vgpu);
 void gpuvirt_display_stop(struct gpuvirt_vgpu *vgpu);
 void gpuvirt_display_debugfs_add(struct gpuvirt_vgpu *vgpu);
 bool gpuvirt_display_frl(struct gpuvirt_vgpu *vgpu);
+void gpuvirt_display_summary(struct gpuvirt_vgpu *vgpu,
+			     struct gpuvirt_display_summary *out);
 void gpuvirt_display_set_frl(struct gpuvirt_vgpu *vgpu, bool on);
 bool gpuvirt_display_reg_read(struct gpuvirt_vgpu *vgpu, unsigned int reg,
 			      u32 *val);

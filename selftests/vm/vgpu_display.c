@@ -699,4 +699,61 @@ TEST_F(display, frame_rate_limiter)
 	nl_close(&nl);
 }
 
+/* Output of "gpuvirtctl ARGS" into @buf; its exit status. */
+static int ctl(char *buf, size_t len, const char *args)
+{
+	char cmd[512];
+	size_t n;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "%s/gpuvirtctl %s 2>&1", getenv("GPUVIRT_BIN"),
+		 args);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	return pclose(f);
+}
+
+/* gpuvirtctl vgpu show reports the heads that are on and the limiter. */
+TEST_F(display, gpuvirtctl_shows_heads)
+{
+	char out[8192];
+	int fd;
+
+	if (!getenv("GPUVIRT_BIN"))
+		SKIP(return, "GPUVIRT_BIN is not set");
+	ASSERT_EQ(0, vgpu_create("H200-4Q", UUID_A));
+	ASSERT_EQ(0, vgpu_client_open(&self->a, UUID_A));
+	fd = self->a.device;
+
+	ASSERT_EQ(0, ctl(out, sizeof(out), "-j vgpu show uuid " UUID_A));
+	EXPECT_NE(NULL, strstr(out, "\"frame-rate-limiter\":true")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"heads\":4")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"heads-on\":0")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "\"head\":"));
+
+	ASSERT_EQ(GPUVIRT_VGPU_DERR_NONE,
+		  set_mode(fd, 0, 0, 1920, 1080, 7680, XR24, 1));
+	ASSERT_EQ(GPUVIRT_VGPU_DERR_NONE,
+		  set_mode(fd, 2, 16 << 20, 1280, 720, 5120, XR24, 1));
+	/* a refused mode shows nothing for its head */
+	ASSERT_EQ(GPUVIRT_VGPU_DERR_MODE,
+		  set_mode(fd, 3, 0, 8000, 720, 32000, XR24, 1));
+	ASSERT_EQ(0, sysfs_frl(UUID_A, "0"));
+
+	ASSERT_EQ(0, ctl(out, sizeof(out), "-j vgpu show uuid " UUID_A));
+	EXPECT_NE(NULL, strstr(out, "\"frame-rate-limiter\":false")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"heads-on\":2")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out,
+		"\"head\":[{\"index\":0,\"width\":1920,\"height\":1080,\"format\":\"XR24\",\"stride\":7680},"
+		"{\"index\":2,\"width\":1280,\"height\":720,\"format\":\"XR24\",\"stride\":5120}]"))
+		TH_LOG("%s", out);
+
+	ASSERT_EQ(0, ctl(out, sizeof(out), "vgpu show uuid " UUID_A));
+	EXPECT_NE(NULL, strstr(out, "frame-rate-limiter false heads 4 heads-on 2 head0 1920x1080 XR24 stride 7680 head2 1280x720 XR24 stride 5120"))
+		TH_LOG("%s", out);
+}
+
 TEST_HARNESS_MAIN
