@@ -20,6 +20,7 @@
 #include <linux/debugfs.h>
 #include <linux/highmem.h>
 #include <linux/math64.h>
+#include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -29,6 +30,14 @@
 #include "vgpu.h"
 
 #define GPUVIRT_DISPLAY_BPP	4	/* bytes per pixel of XRGB8888 */
+/*
+ * Mappings of the display region sit at these page offsets past the
+ * vGPU's BAR2 range start (vgpu.c, "BAR2 mappings"): BAR2 takes at most
+ * 2^26 pages of the vGPU's 2^32, so the upper half is free.
+ */
+#define GPUVIRT_DISPLAY_PGOFF	BIT(31)
+
+static void gpuvirt_display_zap(struct gpuvirt_vgpu *vgpu);
 
 static struct gpuvirt_display *to_disp(struct gpuvirt_vgpu *vgpu)
 {
@@ -52,12 +61,15 @@ static u32 gpuvirt_display_vblanks(struct gpuvirt_display *d,
  * A flip waiting for its vblank takes effect once the clock has passed
  * it; called before anything looks at a head. Under the vGPU's lock.
  */
-static void gpuvirt_display_settle(struct gpuvirt_display_head *h)
+static void gpuvirt_display_settle(struct gpuvirt_vgpu *vgpu,
+				   struct gpuvirt_display_head *h)
 {
 	if (h->flip_pending && ktime_get_ns() >= h->flip_due_ns) {
 		h->active = h->pending;
 		h->flip_pending = 0;
 		h->flips++;
+		if (h == &vgpu->display.st.heads[0])
+			gpuvirt_display_zap(vgpu);
 	}
 }
 
@@ -162,6 +174,7 @@ void gpuvirt_display_reset(struct gpuvirt_vgpu *vgpu)
 	memset(&to_disp(vgpu)->st, 0, sizeof(to_disp(vgpu)->st));
 	for (i = 0; i < GPUVIRT_VGPU_HEADS_MAX; i++)
 		gpuvirt_display_publish(to_disp(vgpu), i);
+	gpuvirt_display_zap(vgpu);
 }
 
 /**
@@ -234,7 +247,7 @@ static void gpuvirt_display_commit_head(struct gpuvirt_vgpu *vgpu,
 	val &= GPUVIRT_VGPU_HEAD_CTRL_ENABLE | GPUVIRT_VGPU_HEAD_CTRL_VBLANK_IRQ;
 	if (val & GPUVIRT_VGPU_HEAD_CTRL_ENABLE)
 		err = gpuvirt_display_check(vgpu, head, &h->staged);
-	gpuvirt_display_settle(h);
+	gpuvirt_display_settle(vgpu, h);
 	h->error = err;
 	h->flip_pending = 0;	/* a newer commit replaces a waiting flip */
 	if (err || !(val & GPUVIRT_VGPU_HEAD_CTRL_ENABLE)) {
@@ -269,6 +282,8 @@ static void gpuvirt_display_commit(struct gpuvirt_vgpu *vgpu,
 {
 	gpuvirt_display_commit_head(vgpu, head, val);
 	gpuvirt_display_publish(to_disp(vgpu), head);
+	if (!head)
+		gpuvirt_display_zap(vgpu);	/* the plane may have moved */
 }
 
 /* The head and register a BAR0 offset names, false if not a head's. */
@@ -319,7 +334,7 @@ bool gpuvirt_display_reg_read(struct gpuvirt_vgpu *vgpu, unsigned int reg,
 	if (!gpuvirt_display_head_reg(reg, &head, &r))
 		return false;
 	h = &d->st.heads[head];
-	gpuvirt_display_settle(h);
+	gpuvirt_display_settle(vgpu, h);
 	switch (r) {
 	case GPUVIRT_VGPU_HEAD_CONTROL:
 		*val = h->control;
@@ -409,7 +424,7 @@ static void gpuvirt_display_primary(struct gpuvirt_vgpu *vgpu, u64 *base,
 {
 	struct gpuvirt_display_head *h = &to_disp(vgpu)->st.heads[0];
 
-	gpuvirt_display_settle(h);
+	gpuvirt_display_settle(vgpu, h);
 	*base = h->active.base;
 	*size = (u64)h->active.stride * h->active.height;
 }
@@ -441,12 +456,13 @@ int gpuvirt_display_query_plane(struct gpuvirt_vgpu *vgpu, unsigned long arg)
 	if (flags & VFIO_GFX_PLANE_TYPE_PROBE)
 		return flags == (VFIO_GFX_PLANE_TYPE_PROBE |
 				 VFIO_GFX_PLANE_TYPE_REGION) ? 0 : -EINVAL;
+	/* no cursor plane; QEMU asks with drm_plane_type 0 for the primary */
 	if (flags != VFIO_GFX_PLANE_TYPE_REGION ||
-	    plane.drm_plane_type != 1 /* DRM_PLANE_TYPE_PRIMARY */)
+	    plane.drm_plane_type == 2 /* DRM_PLANE_TYPE_CURSOR */)
 		return -EINVAL;
 
 	mutex_lock(&vgpu->lock);
-	gpuvirt_display_settle(h);
+	gpuvirt_display_settle(vgpu, h);
 	plane.drm_format = h->active.format;
 	plane.drm_format_mod = 0;	/* DRM_FORMAT_MOD_LINEAR */
 	plane.width = h->active.width;
@@ -492,7 +508,7 @@ int gpuvirt_display_region_info(struct gpuvirt_vgpu *vgpu,
 	int err;
 
 	info->size = vgpu->vram_size;
-	info->flags = VFIO_REGION_INFO_FLAG_READ;
+	info->flags = VFIO_REGION_INFO_FLAG_READ | VFIO_REGION_INFO_FLAG_MMAP;
 	err = vfio_info_add_capability(&caps, &cap.header, sizeof(cap));
 	if (err)
 		return err;
@@ -586,6 +602,131 @@ ssize_t gpuvirt_display_region_read(struct gpuvirt_vgpu *vgpu, u64 off,
 	return done ? done : err;
 }
 
+/*
+ * Mappings of the display region: every page of them is zapped when head
+ * 0's plane moves, changes size or goes off, and faults in again from the
+ * new plane. Under the vGPU's lock, which the fault handler takes too, so
+ * no fault can insert a page of the old plane after the zap.
+ */
+static void gpuvirt_display_zap(struct gpuvirt_vgpu *vgpu)
+{
+	struct gpuvirt_display *d = to_disp(vgpu);
+
+	lockdep_assert_held(&vgpu->lock);
+	if (d->mapping)
+		unmap_mapping_pages(d->mapping,
+				    vgpu->bar2_pgoff + GPUVIRT_DISPLAY_PGOFF,
+				    DIV_ROUND_UP(vgpu->vram_size, PAGE_SIZE),
+				    false);
+}
+
+/*
+ * A page of the display region: the slice's page at head 0's base while it
+ * lies in the plane (backed if it was not, as the guest's own drawing
+ * would), else the blank page, so that a VMM racing a mode change reads
+ * black rather than dying of SIGBUS.
+ */
+static vm_fault_t gpuvirt_display_vm_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct gpuvirt_vgpu *vgpu = vma->vm_private_data;
+	struct gpuvirt_display *d = to_disp(vgpu);
+	unsigned long first = vgpu->bar2_pgoff + GPUVIRT_DISPLAY_PGOFF;
+	u64 off = (u64)(vmf->pgoff - first) << PAGE_SHIFT, base, size;
+	struct gpuvirt_gpu *gpu = vgpu->mp->gpu;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+	struct page *page = NULL;
+	int err;
+
+	if (vmf->pgoff < first || off >= vgpu->vram_size)
+		return VM_FAULT_SIGBUS;
+	down_read(&vgpu->memory_lock);
+	mutex_lock(&vgpu->lock);
+	gpuvirt_display_primary(vgpu, &base, &size);
+	if (off < size) {
+		page = gpu->ops->vram_page(gpu, vgpu->vram_offset + base + off,
+					   true);
+		if (IS_ERR(page))
+			page = NULL;	/* out of backing: show blank */
+	}
+	if (!page) {
+		page = d->blank;
+		get_page(page);
+	}
+	err = vm_insert_page(vma, vmf->address & PAGE_MASK, page);
+	put_page(page);
+	if (!err || err == -EBUSY)
+		ret = VM_FAULT_NOPAGE;
+	else if (err == -ENOMEM)
+		ret = VM_FAULT_OOM;
+	mutex_unlock(&vgpu->lock);
+	up_read(&vgpu->memory_lock);
+	return ret;
+}
+
+static const struct vm_operations_struct gpuvirt_display_vm_ops = {
+	.fault = gpuvirt_display_vm_fault,
+};
+
+/**
+ * gpuvirt_display_mmap() - map the display region, read-only
+ * @vgpu: the vGPU
+ * @vma: the mapping
+ * @start: its offset in the region
+ *
+ * Return: 0 or -errno.
+ */
+int gpuvirt_display_mmap(struct gpuvirt_vgpu *vgpu, struct vm_area_struct *vma,
+			 u64 start)
+{
+	struct gpuvirt_display *d = to_disp(vgpu);
+	struct address_space *mapping = vma->vm_file->f_mapping;
+	u64 len = vma->vm_end - vma->vm_start;
+	struct page *blank;
+	int err = 0;
+
+	if (start >= vgpu->vram_size || len > vgpu->vram_size - start ||
+	    !(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_WRITE))
+		return -EINVAL;
+	blank = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!blank)
+		return -ENOMEM;
+	mutex_lock(&vgpu->lock);
+	if (!d->blank) {
+		d->blank = blank;
+		blank = NULL;
+	}
+	if (!d->mapping)
+		d->mapping = mapping;
+	else if (d->mapping != mapping)
+		err = -EINVAL;	/* could not be zapped: refuse */
+	mutex_unlock(&vgpu->lock);
+	if (blank)
+		__free_page(blank);
+	if (err)
+		return err;
+
+	vma->vm_pgoff = vgpu->bar2_pgoff + GPUVIRT_DISPLAY_PGOFF +
+			(start >> PAGE_SHIFT);
+	/* read-only for good: no mprotect() to writable */
+	gpuvirt_vm_flags_set(vma, VM_MIXEDMAP | VM_DONTEXPAND);
+	gpuvirt_vm_flags_clear(vma, VM_MAYWRITE);
+	vma->vm_ops = &gpuvirt_display_vm_ops;
+	vma->vm_private_data = vgpu;
+	return 0;
+}
+
+/**
+ * gpuvirt_display_release() - free what the display holds; no mapping of
+ * it is left
+ * @vgpu: the vGPU, being released
+ */
+void gpuvirt_display_release(struct gpuvirt_vgpu *vgpu)
+{
+	if (to_disp(vgpu)->blank)
+		__free_page(to_disp(vgpu)->blank);
+}
+
 static int gpuvirt_display_debugfs_show(struct seq_file *s, void *unused)
 {
 	struct gpuvirt_vgpu *vgpu = s->private;
@@ -598,7 +739,7 @@ static int gpuvirt_display_debugfs_show(struct seq_file *s, void *unused)
 	for (i = 0; i < GPUVIRT_VGPU_HEADS_MAX; i++) {
 		struct gpuvirt_display_head *h = &d->st.heads[i];
 
-		gpuvirt_display_settle(h);
+		gpuvirt_display_settle(vgpu, h);
 		seq_printf(s,
 			   "head%u: enabled=%u vblank_irq=%u base=0x%llx width=%u height=%u stride=%u format=0x%08x error=%u vblanks=%u commits=%llu flips=%u flip_pending=%u\n",
 			   i, !!(h->control & GPUVIRT_VGPU_HEAD_CTRL_ENABLE),

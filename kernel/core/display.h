@@ -14,6 +14,7 @@
 
 struct gpuvirt_vgpu;
 struct vfio_region_info;
+struct vm_area_struct;
 
 /**
  * struct gpuvirt_display_mode - one head's mode, as staged or as committed
@@ -102,6 +103,10 @@ struct gpuvirt_display_summary {
  *	under the vGPU's lock at every commit and reset, read with
  *	READ_ONCE(). A reader may see one commit half applied, never a
  *	torn value.
+ * @mapping: the address_space mappings of the display region are in, once
+ *	mapped; under the vGPU's lock
+ * @blank: a zeroed page mappings show where the plane has no pixels;
+ *	allocated at the first mmap, freed at release
  * @vblank_work: raises IRQ_VBLANK at @frl per second while a head asks
  *	for it; takes the vGPU's lock, so it is cancelled outside it
  */
@@ -113,6 +118,8 @@ struct gpuvirt_display {
 	u32 frl;
 	bool frl_off;
 	struct gpuvirt_display_summary summary;
+	struct address_space *mapping;
+	struct page *blank;
 	struct delayed_work vblank_work;
 };
 
@@ -133,6 +140,9 @@ int gpuvirt_display_query_plane(struct gpuvirt_vgpu *vgpu, unsigned long arg);
 int gpuvirt_display_region_info(struct gpuvirt_vgpu *vgpu,
 				struct vfio_region_info *info,
 				unsigned long arg);
+int gpuvirt_display_mmap(struct gpuvirt_vgpu *vgpu, struct vm_area_struct *vma,
+			 u64 start);
+void gpuvirt_display_release(struct gpuvirt_vgpu *vgpu);
 ssize_t gpuvirt_display_region_read(struct gpuvirt_vgpu *vgpu, u64 off,
 				    char __user *ubuf, size_t count);
 

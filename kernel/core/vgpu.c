@@ -642,6 +642,9 @@ static int gpuvirt_vgpu_mmap(struct vfio_device *vdev,
 	u64 len = vma->vm_end - vma->vm_start;
 	int err = 0;
 
+	if (GPUVIRT_VGPU_INDEX(start) == GPUVIRT_VGPU_DISPLAY_REGION)
+		return gpuvirt_display_mmap(vgpu, vma,	/* display hook */
+					    start & GPUVIRT_VGPU_OFFSET_MASK);
 	if (GPUVIRT_VGPU_INDEX(start) != VFIO_PCI_BAR2_REGION_INDEX)
 		return -EINVAL;
 	start &= GPUVIRT_VGPU_OFFSET_MASK;
@@ -1075,6 +1078,7 @@ static void gpuvirt_vgpu_release(struct vfio_device *vdev)
 	struct gpuvirt_mdev_parent *mp = vgpu->mp;
 
 	gpuvirt_debugfs_vgpu_del(vgpu);
+	gpuvirt_display_release(vgpu);	/* display hook */
 	gpuvirt_sched_remove(vgpu);
 	vgpu_ops(vgpu)->vram_discard(mp->gpu, vgpu->vram_offset,
 				     vgpu->vram_size);

@@ -261,7 +261,7 @@ TEST_F(display, primary_plane_shows_the_picture)
 	struct vfio_region_info *ri = (struct vfio_region_info *)rbuf;
 	struct vfio_region_info_cap_type *cap;
 	struct vfio_device_info di = { .argsz = sizeof(di) };
-	uint32_t *shown, x, y, bad = 0;
+	uint32_t *shown, *map, x, y, bad = 0;
 	char dbg[256], want[256];
 	int fd;
 
@@ -278,8 +278,8 @@ TEST_F(display, primary_plane_shows_the_picture)
 	ASSERT_EQ(0, ioctl(fd, VFIO_DEVICE_GET_REGION_INFO, ri));
 	EXPECT_EQ(4 * GIB, ri->size);
 	EXPECT_EQ(DISP, ri->offset);
-	EXPECT_EQ(VFIO_REGION_INFO_FLAG_READ | VFIO_REGION_INFO_FLAG_CAPS,
-		  ri->flags);
+	EXPECT_EQ(VFIO_REGION_INFO_FLAG_READ | VFIO_REGION_INFO_FLAG_MMAP |
+		  VFIO_REGION_INFO_FLAG_CAPS, ri->flags);
 	ASSERT_EQ(sizeof(*ri), ri->cap_offset);
 	cap = (struct vfio_region_info_cap_type *)(rbuf + ri->cap_offset);
 	EXPECT_EQ(VFIO_REGION_INFO_CAP_TYPE, cap->header.id);
@@ -334,9 +334,23 @@ TEST_F(display, primary_plane_shows_the_picture)
 		if (shown[x])
 			bad++;
 	EXPECT_EQ(0, bad);
-	/* the region is read-only and not mappable */
+	/* the region is read-only */
 	EXPECT_EQ(-1, pwrite(fd, shown, 4, DISP));
-	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, DISP));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, fd, DISP));
+	/* a VMM maps it (QEMU does) and sees the same picture, then zeros */
+	map = mmap(NULL, p.size + 8192, PROT_READ, MAP_SHARED, fd, DISP);
+	ASSERT_NE(MAP_FAILED, map);
+	EXPECT_EQ(-1, mprotect(map, 4096, PROT_READ | PROT_WRITE));
+	for (y = 0; y < h; y++)
+		for (x = 0; x < w; x++)
+			if (map[y * (stride / 4) + x] != pixel(x, y))
+				bad++;
+	EXPECT_EQ(0, bad);
+	for (x = 0; x < 4096 / 4; x++)
+		if (map[(p.size + 4096 - p.size % 4096) / 4 + x])
+			bad++;
+	EXPECT_EQ(0, bad);
 	free(shown);
 
 	/* the core's debugfs shows the head as the device does */
@@ -356,6 +370,11 @@ TEST_F(display, primary_plane_shows_the_picture)
 	ASSERT_EQ(0, wait_flips(fd, 0, 2));
 	ASSERT_EQ(0, query(fd, &p, VFIO_GFX_PLANE_TYPE_REGION));
 	EXPECT_EQ(w * 4, p.stride);
+	/* the mapping follows the flip: its last line is the new picture's */
+	for (x = 0; x < w; x++)
+		if (map[479 * w + x] != pixel(x, 479))
+			bad++;
+	EXPECT_EQ(0, bad);
 	{
 		uint32_t line[640];
 
@@ -370,8 +389,10 @@ TEST_F(display, primary_plane_shows_the_picture)
 	ASSERT_EQ(0, debugfs_head(UUID_A, 0, dbg, sizeof(dbg)));
 	EXPECT_NE(NULL, strstr(dbg, " commits=2")) TH_LOG("%s", dbg);
 
-	/* reset turns the display off */
+	/* reset turns the display off; the mapping reads black */
 	ASSERT_EQ(0, ioctl(fd, VFIO_DEVICE_RESET));
+	EXPECT_EQ(0, map[0]);
+	munmap(map, stride * h + 8192);
 	ASSERT_EQ(0, query(fd, &p, VFIO_GFX_PLANE_TYPE_REGION));
 	EXPECT_EQ(0, p.size);
 	EXPECT_EQ(0, hrd(fd, 0, GPUVIRT_VGPU_HEAD_CONTROL));
