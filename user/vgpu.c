@@ -116,7 +116,7 @@ static void fourcc_str(char *buf, size_t len, uint32_t code)
 static int head_print(const struct nlattr *nest)
 {
 	const struct nlattr *tb[GPUVIRT_A_VGPU_HEAD_MAX + 1];
-	char label[16], mode[32], fmt[16];
+	char fmt[16];
 	uint32_t i, w, h;
 
 	if (nl_parse_nested(nest, vgpu_head_policy, GPUVIRT_A_VGPU_HEAD_MAX, tb) ||
@@ -134,6 +134,8 @@ static int head_print(const struct nlattr *nest)
 		pr_uint("width", NULL, w);
 		pr_uint("height", NULL, h);
 	} else {
+		char label[16], mode[32];
+
 		snprintf(label, sizeof(label), "head%u", i);
 		snprintf(mode, sizeof(mode), "%ux%u", w, h);
 		pr_string("mode", label, mode);
