@@ -768,13 +768,109 @@ static void bench_lifecycle(void)
 	}
 }
 
+/*
+ * f. Display flips with and without the frame rate limiter. A "guest"
+ * flips head 0 between two bases and waits for each flip to take effect
+ * (HEAD_FLIPS), as a compositor waits for its page flip; with the limiter
+ * on a flip waits for the next vblank, off it shows at once. Both runs of
+ * a round are timed back to back, in alternating order. Ratio = flips per
+ * second off / on; the vblank rate, which the limiter does not change, is
+ * reported alongside as a control (vblanks per second off / on, ~1).
+ */
+static int flip_n = 30;
+
+static int flip_run(int fd, const char *frl_path, bool limiter, double *flips_s,
+		    double *vblanks_s)
+{
+	unsigned int h = GPUVIRT_VGPU_REG_HEAD(0);
+	uint32_t f0, f, v0, v1;
+	double t0, t;
+	int i, spin;
+
+	if (sysfs_write(frl_path, limiter ? "1" : "0"))
+		return -1;
+	if (reg_rd(fd, h + GPUVIRT_VGPU_HEAD_FLIPS, &f0) ||
+	    reg_rd(fd, h + GPUVIRT_VGPU_HEAD_VBLANK, &v0))
+		return -1;
+	t0 = now();
+	for (i = 0; i < flip_n; i++) {
+		if (reg_wr(fd, h + GPUVIRT_VGPU_HEAD_BASE_LO, (i & 1) << 22) ||
+		    reg_wr(fd, h + GPUVIRT_VGPU_HEAD_CONTROL, 1))
+			return -1;
+		for (spin = 0;; spin++) {
+			if (reg_rd(fd, h + GPUVIRT_VGPU_HEAD_FLIPS, &f))
+				return -1;
+			if (f == f0 + i + 1)
+				break;
+			if (spin > 1000000)
+				return -1;	/* the flip never showed */
+			usleep(200);
+		}
+	}
+	t = now() - t0;
+	*flips_s = flip_n / t;
+	/* vblanks over at least half a second, so that a fast run counts some */
+	while (now() - t0 < 0.5)
+		usleep(10000);
+	t = now() - t0;
+	if (reg_rd(fd, h + GPUVIRT_VGPU_HEAD_VBLANK, &v1))
+		return -1;
+	*vblanks_s = (v1 - v0) / t;
+	return 0;
+}
+
+static void bench_flip(int fd)
+{
+	double ratio[MAX_ROUNDS], vratio[MAX_ROUNDS], on_f, on_v, off_f, off_v;
+	unsigned int h = GPUVIRT_VGPU_REG_HEAD(0);
+	char path[256];
+	int r, n = 0;
+
+	snprintf(path, sizeof(path), VGPU_MDEVS "/%s/gpuvirt/frame_rate_limiter",
+		 uuid);
+	if (reg_wr(fd, h + GPUVIRT_VGPU_HEAD_WIDTH, 1024) ||
+	    reg_wr(fd, h + GPUVIRT_VGPU_HEAD_HEIGHT, 768) ||
+	    reg_wr(fd, h + GPUVIRT_VGPU_HEAD_STRIDE, 4096) ||
+	    reg_wr(fd, h + GPUVIRT_VGPU_HEAD_FORMAT, GPUVIRT_VGPU_FMT_XRGB8888) ||
+	    reg_wr(fd, h + GPUVIRT_VGPU_HEAD_CONTROL, 1)) {
+		printf("bench: flip ratio=n/a (cannot set a mode)\n");
+		failures++;
+		return;
+	}
+	for (r = 0; r < rounds; r++) {
+		bool on_first = !(r & 1);
+		int err;
+
+		err = flip_run(fd, path, on_first, on_first ? &on_f : &off_f,
+			       on_first ? &on_v : &off_v) ?:
+		      flip_run(fd, path, !on_first, on_first ? &off_f : &on_f,
+			       on_first ? &off_v : &on_v);
+		if (err) {
+			printf("bench: flip ratio=n/a (round %d failed)\n", r);
+			failures++;
+			break;
+		}
+		printf("raw: flip round=%d on=%.1f flips/s off=%.1f flips/s vblank on=%.1f/s off=%.1f/s\n",
+		       r, on_f, off_f, on_v, off_v);
+		ratio[n] = off_f / on_f;
+		vratio[n] = on_v > 0 ? off_v / on_v : 0;
+		n++;
+	}
+	sysfs_write(path, "1");
+	reg_wr(fd, h + GPUVIRT_VGPU_HEAD_CONTROL, 0);
+	report("flip_limiter_off_vs_on", ratio, n,
+	       "[flips/s with the frame rate limiter off / on; on is capped at frl_config]");
+	report("vblank_limiter_off_vs_on", vratio, n,
+	       "[vblanks/s off / on: the limiter does not change the refresh, ~1]");
+}
+
 static void usage(const char *argv0)
 {
 	fprintf(stderr,
 		"usage: %s --uuid UUID [-r ROUNDS] [-s STEADY_MIB] [-t TOUCH_MIB]\n"
 		"          [-k IRQ_BATCH] [-d DOORBELL_BATCH] [-n LIFECYCLE_CYCLES]\n"
 		"          [--label NAME]\n"
-		"          [--only bar2,irq,doorbell,lifecycle]\n",
+		"          [--only bar2,irq,doorbell,lifecycle,flip]\n",
 		argv0);
 	exit(2);
 }
@@ -787,7 +883,7 @@ int main(int argc, char **argv)
 		{ "label", required_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *only = "bar2,irq,doorbell,lifecycle";
+	const char *only = "bar2,irq,doorbell,lifecycle,flip";
 	struct vfio_user u;
 	uint32_t magic = 0;
 	int c, err;
@@ -812,7 +908,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	if (strstr(only, "bar2") || strstr(only, "irq") ||
-	    strstr(only, "doorbell")) {
+	    strstr(only, "doorbell") || strstr(only, "flip")) {
 		if (!uuid)
 			usage(argv[0]);
 		err = vfio_open(&u, uuid);
@@ -831,6 +927,8 @@ int main(int argc, char **argv)
 			bench_irq(u.device);
 		if (strstr(only, "doorbell"))
 			bench_doorbell(u.device);
+		if (strstr(only, "flip"))
+			bench_flip(u.device);
 		vfio_close(&u);
 	}
 	if (strstr(only, "lifecycle"))

@@ -101,8 +101,10 @@
  */
 #ifdef GPUVIRT_HAVE_VM_FLAGS_SET
 #define gpuvirt_vm_flags_set(vma, flags)	vm_flags_set(vma, flags)
+#define gpuvirt_vm_flags_clear(vma, flags)	vm_flags_clear(vma, flags)
 #else
 #define gpuvirt_vm_flags_set(vma, flags)	((vma)->vm_flags |= (flags))
+#define gpuvirt_vm_flags_clear(vma, flags)	((vma)->vm_flags &= ~(flags))
 #endif
 
 /*

@@ -71,6 +71,22 @@ const char *const vgpu_stats_attr_names[GPUVIRT_A_VGPU_STATS_MAX + 1] = {
 	[GPUVIRT_A_VGPU_STATS_PAD] = "pad",
 };
 
+const uint8_t vgpu_head_policy[GPUVIRT_A_VGPU_HEAD_MAX + 1] = {
+	[GPUVIRT_A_VGPU_HEAD_INDEX] = MNL_TYPE_U32,
+	[GPUVIRT_A_VGPU_HEAD_WIDTH] = MNL_TYPE_U32,
+	[GPUVIRT_A_VGPU_HEAD_HEIGHT] = MNL_TYPE_U32,
+	[GPUVIRT_A_VGPU_HEAD_STRIDE] = MNL_TYPE_U32,
+	[GPUVIRT_A_VGPU_HEAD_FORMAT] = MNL_TYPE_U32,
+};
+
+const char *const vgpu_head_attr_names[GPUVIRT_A_VGPU_HEAD_MAX + 1] = {
+	[GPUVIRT_A_VGPU_HEAD_INDEX] = "index",
+	[GPUVIRT_A_VGPU_HEAD_WIDTH] = "width",
+	[GPUVIRT_A_VGPU_HEAD_HEIGHT] = "height",
+	[GPUVIRT_A_VGPU_HEAD_STRIDE] = "stride",
+	[GPUVIRT_A_VGPU_HEAD_FORMAT] = "format",
+};
+
 const uint8_t vgpu_policy[GPUVIRT_A_VGPU_MAX + 1] = {
 	[GPUVIRT_A_VGPU_UUID] = MNL_TYPE_NUL_STRING,
 	[GPUVIRT_A_VGPU_GPU_ID] = MNL_TYPE_U32,
@@ -84,6 +100,9 @@ const uint8_t vgpu_policy[GPUVIRT_A_VGPU_MAX + 1] = {
 	[GPUVIRT_A_VGPU_CTX] = MNL_TYPE_U32,
 	[GPUVIRT_A_VGPU_STATS] = MNL_TYPE_NESTED,
 	[GPUVIRT_A_VGPU_GI_ID] = MNL_TYPE_U32,
+	[GPUVIRT_A_VGPU_FRAME_RATE_LIMITER] = MNL_TYPE_U8,
+	[GPUVIRT_A_VGPU_HEADS] = MNL_TYPE_U32,
+	[GPUVIRT_A_VGPU_HEAD] = MNL_TYPE_NESTED,
 };
 
 const char *const vgpu_attr_names[GPUVIRT_A_VGPU_MAX + 1] = {
@@ -100,6 +119,9 @@ const char *const vgpu_attr_names[GPUVIRT_A_VGPU_MAX + 1] = {
 	[GPUVIRT_A_VGPU_STATS] = "stats",
 	[GPUVIRT_A_VGPU_PAD] = "pad",
 	[GPUVIRT_A_VGPU_GI_ID] = "gi-id",
+	[GPUVIRT_A_VGPU_FRAME_RATE_LIMITER] = "frame-rate-limiter",
+	[GPUVIRT_A_VGPU_HEADS] = "heads",
+	[GPUVIRT_A_VGPU_HEAD] = "head",
 };
 
 const uint8_t sched_policy[GPUVIRT_A_SCHED_MAX + 1] = {

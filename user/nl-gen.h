@@ -31,6 +31,12 @@ extern const char *const vgpu_stats_attr_names[GPUVIRT_A_VGPU_STATS_MAX + 1];
 	{ .names = vgpu_stats_attr_names, .max = GPUVIRT_A_VGPU_STATS_MAX, \
 	  .keywords = (kw) }
 
+extern const uint8_t vgpu_head_policy[GPUVIRT_A_VGPU_HEAD_MAX + 1];
+extern const char *const vgpu_head_attr_names[GPUVIRT_A_VGPU_HEAD_MAX + 1];
+#define VGPU_HEAD_ATTR_NAMES(kw) \
+	{ .names = vgpu_head_attr_names, .max = GPUVIRT_A_VGPU_HEAD_MAX, \
+	  .keywords = (kw) }
+
 extern const uint8_t vgpu_policy[GPUVIRT_A_VGPU_MAX + 1];
 extern const char *const vgpu_attr_names[GPUVIRT_A_VGPU_MAX + 1];
 #define VGPU_ATTR_NAMES(kw) \

@@ -92,6 +92,89 @@ static int stats_print(const struct nlattr *nest)
 	return 0;
 }
 
+/* A DRM fourcc code as its four characters, "XR24"; unprintable as hex. */
+static void fourcc_str(char *buf, size_t len, uint32_t code)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		char c = (code >> (8 * i)) & 0xff;
+
+		if (c < 0x20 || c > 0x7e) {
+			snprintf(buf, len, "0x%08x", code);
+			return;
+		}
+		buf[i] = c;
+	}
+	buf[4] = '\0';
+}
+
+/*
+ * A head that is on: an object in JSON; "headN WxH FORMAT stride S" in
+ * text.
+ */
+static int head_print(const struct nlattr *nest)
+{
+	const struct nlattr *tb[GPUVIRT_A_VGPU_HEAD_MAX + 1];
+	char fmt[16];
+	uint32_t i, w, h;
+
+	if (nl_parse_nested(nest, vgpu_head_policy, GPUVIRT_A_VGPU_HEAD_MAX, tb) ||
+	    !tb[GPUVIRT_A_VGPU_HEAD_INDEX] || !tb[GPUVIRT_A_VGPU_HEAD_WIDTH] ||
+	    !tb[GPUVIRT_A_VGPU_HEAD_HEIGHT] || !tb[GPUVIRT_A_VGPU_HEAD_STRIDE] ||
+	    !tb[GPUVIRT_A_VGPU_HEAD_FORMAT])
+		return -EINVAL;
+	i = mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_HEAD_INDEX]);
+	w = mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_HEAD_WIDTH]);
+	h = mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_HEAD_HEIGHT]);
+	fourcc_str(fmt, sizeof(fmt), mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_HEAD_FORMAT]));
+	pr_open_object(NULL);
+	if (pr_is_json()) {
+		pr_uint("index", NULL, i);
+		pr_uint("width", NULL, w);
+		pr_uint("height", NULL, h);
+	} else {
+		char label[16], mode[32];
+
+		snprintf(label, sizeof(label), "head%u", i);
+		snprintf(mode, sizeof(mode), "%ux%u", w, h);
+		pr_string("mode", label, mode);
+		pr_text(fmt);
+	}
+	if (pr_is_json())
+		pr_string("format", NULL, fmt);
+	pr_uint("stride", NULL,
+		mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_HEAD_STRIDE]));
+	pr_close_object();
+	return 0;
+}
+
+/* The display: the limiter, the heads offered and those that are on. */
+static int display_print(const struct nlmsghdr *nlh,
+			 const struct nlattr *const *tb)
+{
+	const struct nlattr *a;
+	unsigned int on = 0;
+
+	if (tb[GPUVIRT_A_VGPU_FRAME_RATE_LIMITER])
+		pr_bool("frame-rate-limiter", NULL,
+			mnl_attr_get_u8(tb[GPUVIRT_A_VGPU_FRAME_RATE_LIMITER]));
+	if (tb[GPUVIRT_A_VGPU_HEADS])
+		pr_uint("heads", NULL, mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_HEADS]));
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(a) == GPUVIRT_A_VGPU_HEAD)
+			on++;
+	pr_uint("heads-on", NULL, on);
+	if (!on)
+		return 0;
+	pr_open_array("head");
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(a) == GPUVIRT_A_VGPU_HEAD && head_print(a))
+			return -EINVAL;
+	pr_close_array();
+	return 0;
+}
+
 /* The members of one vGPU; times in nanoseconds, sizes in bytes. */
 int vgpu_print(const struct nlmsghdr *nlh)
 {
@@ -132,6 +215,8 @@ int vgpu_print(const struct nlmsghdr *nlh)
 			mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_CTX]));
 	if (tb[GPUVIRT_A_VGPU_GI_ID])
 		pr_uint("gi", NULL, mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_GI_ID]));
+	if (display_print(nlh, tb))
+		goto err_malformed;
 	if (tb[GPUVIRT_A_VGPU_STATS] && stats_print(tb[GPUVIRT_A_VGPU_STATS]))
 		goto err_malformed;
 	return 0;

@@ -52,11 +52,12 @@ static const struct nla_policy gpuvirt_vgpu_get_dump_nl_policy[GPUVIRT_A_VGPU_GP
 };
 
 /* GPUVIRT_CMD_VGPU_SET - do */
-static const struct nla_policy gpuvirt_vgpu_set_nl_policy[GPUVIRT_A_VGPU_MAX_PCT + 1] = {
+static const struct nla_policy gpuvirt_vgpu_set_nl_policy[GPUVIRT_A_VGPU_FRAME_RATE_LIMITER + 1] = {
 	[GPUVIRT_A_VGPU_UUID] = { .type = NLA_NUL_STRING, .len = 36, },
 	[GPUVIRT_A_VGPU_WEIGHT] = NLA_POLICY_RANGE(NLA_U32, 1, 10000),
 	[GPUVIRT_A_VGPU_MIN_PCT] = NLA_POLICY_MAX(NLA_U32, 100),
 	[GPUVIRT_A_VGPU_MAX_PCT] = NLA_POLICY_RANGE(NLA_U32, 1, 100),
+	[GPUVIRT_A_VGPU_FRAME_RATE_LIMITER] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 /* GPUVIRT_CMD_SCHED_GET - do */
@@ -175,7 +176,7 @@ const struct genl_split_ops gpuvirt_nl_ops[16] = {
 		.doit		= gpuvirt_nl_vgpu_set_doit,
 		.post_doit	= gpuvirt_nl_post_doit,
 		.policy		= gpuvirt_vgpu_set_nl_policy,
-		.maxattr	= GPUVIRT_A_VGPU_MAX_PCT,
+		.maxattr	= GPUVIRT_A_VGPU_FRAME_RATE_LIMITER,
 		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
 	},
 	{

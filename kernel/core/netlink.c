@@ -694,6 +694,40 @@ static int gpuvirt_nl_vgpu_stats_put(struct sk_buff *skb,
 	return 0;
 }
 
+/* The display: heads offered, and each head that is on with its mode. */
+static int gpuvirt_nl_vgpu_display_put(struct sk_buff *skb,
+				       struct gpuvirt_vgpu *vgpu)
+{
+	struct gpuvirt_display_summary sum;
+	struct nlattr *nest;
+	unsigned int i;
+
+	gpuvirt_display_summary(vgpu, &sum);
+	if (nla_put_u8(skb, GPUVIRT_A_VGPU_FRAME_RATE_LIMITER,
+		       gpuvirt_display_frl(vgpu)) ||
+	    nla_put_u32(skb, GPUVIRT_A_VGPU_HEADS, vgpu->display.heads))
+		return -EMSGSIZE;
+	for (i = 0; i < GPUVIRT_VGPU_HEADS_MAX; i++) {
+		const struct gpuvirt_display_mode *m = &sum.mode[i];
+
+		if (!(sum.on & BIT(i)))
+			continue;
+		nest = nla_nest_start(skb, GPUVIRT_A_VGPU_HEAD);
+		if (!nest)
+			return -EMSGSIZE;
+		if (nla_put_u32(skb, GPUVIRT_A_VGPU_HEAD_INDEX, i) ||
+		    nla_put_u32(skb, GPUVIRT_A_VGPU_HEAD_WIDTH, m->width) ||
+		    nla_put_u32(skb, GPUVIRT_A_VGPU_HEAD_HEIGHT, m->height) ||
+		    nla_put_u32(skb, GPUVIRT_A_VGPU_HEAD_STRIDE, m->stride) ||
+		    nla_put_u32(skb, GPUVIRT_A_VGPU_HEAD_FORMAT, m->format)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+		nla_nest_end(skb, nest);
+	}
+	return 0;
+}
+
 /* Put a vGPU; the GPU's sched lock held keeps it in its slot. */
 static int gpuvirt_nl_vgpu_fill_locked(struct sk_buff *skb,
 				       struct gpuvirt_vgpu *vgpu,
@@ -720,6 +754,7 @@ static int gpuvirt_nl_vgpu_fill_locked(struct sk_buff *skb,
 	    nla_put_u8(skb, GPUVIRT_A_VGPU_OPEN, slot->open) ||
 	    nla_put_u32(skb, GPUVIRT_A_VGPU_CTX, vgpu->mp->ctx_base + vgpu->slot) ||
 	    gpuvirt_nl_put_gi(skb, GPUVIRT_A_VGPU_GI_ID, vgpu->mp) ||
+	    gpuvirt_nl_vgpu_display_put(skb, vgpu) ||
 	    gpuvirt_nl_vgpu_stats_put(skb, &vgpu->stats)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
@@ -897,6 +932,10 @@ int gpuvirt_nl_vgpu_set_doit(struct sk_buff *skb, struct genl_info *info)
 	else if (err)
 		NL_SET_ERR_MSG_ATTR(info->extack, min_attr ?: max_attr,
 				    "min-pct must not be above max-pct");
+	/* the policy bounds it to 0 or 1; set only once the rest is accepted */
+	else if (info->attrs[GPUVIRT_A_VGPU_FRAME_RATE_LIMITER])
+		gpuvirt_display_set_frl(vgpu,
+					nla_get_u8(info->attrs[GPUVIRT_A_VGPU_FRAME_RATE_LIMITER]));
 	gpuvirt_nl_vgpu_put(vgpu, gpu);
 	return err;
 }

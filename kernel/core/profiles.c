@@ -123,6 +123,10 @@ static void gpuvirt_profile_fill(struct gpuvirt_profile *p, const char *prefix,
 	p->fb_size = fb_size;
 	p->max_instances = max;
 	p->mixed_max_instances = gpuvirt_profile_pow2_floor(max);
+	p->heads = d->heads;
+	p->frl = d->frl;
+	p->max_width = d->width;
+	p->max_height = d->height;
 
 	b.p = p->name;
 	b.left = sizeof(p->name);

@@ -76,6 +76,10 @@ enum gpuvirt_series {
  * @fb_size: framebuffer of one instance, in bytes
  * @max_instances: most instances on the GPU in homogeneous (default) mode
  * @mixed_max_instances: most instances on the GPU in mixed-size mode
+ * @heads: display heads of one instance (num_heads)
+ * @frl: frame rate limit, vblanks per second (frl_config)
+ * @max_width: widest display mode, pixels (max_resolution)
+ * @max_height: tallest display mode, lines
  */
 struct gpuvirt_profile {
 	char name[GPUVIRT_PROFILE_NAME_MAX];
@@ -84,6 +88,10 @@ struct gpuvirt_profile {
 	u64 fb_size;
 	u32 max_instances;
 	u32 mixed_max_instances;
+	u32 heads;
+	u32 frl;
+	u32 max_width;
+	u32 max_height;
 };
 
 int gpuvirt_profiles_build(const struct gpuvirt_model *model, u64 vram_size,

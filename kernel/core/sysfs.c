@@ -310,10 +310,37 @@ GPUVIRT_SYSFS_PARAM(weight, GPUVIRT_SYSFS_WEIGHT);
 GPUVIRT_SYSFS_PARAM(min_pct, GPUVIRT_SYSFS_MIN_PCT);
 GPUVIRT_SYSFS_PARAM(max_pct, GPUVIRT_SYSFS_MAX_PCT);
 
+/* The display's frame rate limiter, 1 (on, the default) or 0. */
+static ssize_t frame_rate_limiter_show(struct device *dev,
+				       struct device_attribute *attr,
+				       char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  gpuvirt_display_frl(dev_get_drvdata(dev)));
+}
+
+static ssize_t frame_rate_limiter_store(struct device *dev,
+					struct device_attribute *attr,
+					const char *buf, size_t count)
+{
+	u32 val;
+	int err;
+
+	err = kstrtou32(buf, 0, &val);
+	if (err)
+		return err;
+	if (val > 1)
+		return -EINVAL;
+	gpuvirt_display_set_frl(dev_get_drvdata(dev), val);
+	return count;
+}
+static DEVICE_ATTR_RW(frame_rate_limiter);
+
 static struct attribute *gpuvirt_vgpu_attrs[] = {
 	&dev_attr_weight.attr,
 	&dev_attr_min_pct.attr,
 	&dev_attr_max_pct.attr,
+	&dev_attr_frame_rate_limiter.attr,
 	NULL
 };
 

@@ -205,6 +205,7 @@ static void gpuvirt_vgpu_cfg_write(struct gpuvirt_vgpu *vgpu,
 static u32 gpuvirt_vgpu_reg_read(struct gpuvirt_vgpu *vgpu, unsigned int reg)
 {
 	struct gpuvirt_vgpu_ring *r = &vgpu->ring;
+	u32 val;
 
 	lockdep_assert_held(&vgpu->lock);
 	switch (reg) {
@@ -218,7 +219,7 @@ static u32 gpuvirt_vgpu_reg_read(struct gpuvirt_vgpu *vgpu, unsigned int reg)
 		return upper_32_bits(vgpu->vram_size);
 	case GPUVIRT_VGPU_REG_CAPS:
 		return GPUVIRT_VGPU_CAP_VRAM | GPUVIRT_VGPU_CAP_SWIRQ |
-		       GPUVIRT_VGPU_CAP_RING;
+		       GPUVIRT_VGPU_CAP_RING | GPUVIRT_VGPU_CAP_DISPLAY;
 	case GPUVIRT_VGPU_REG_STATUS:
 		return GPUVIRT_VGPU_STATUS_READY |
 		       (r->head != r->tail ? GPUVIRT_VGPU_STATUS_BUSY : 0) |
@@ -248,8 +249,12 @@ static u32 gpuvirt_vgpu_reg_read(struct gpuvirt_vgpu *vgpu, unsigned int reg)
 	case GPUVIRT_VGPU_REG_IRQ_STATUS:
 		return vgpu->irq_status;
 	default:
-		return 0;	/* reserved: reads as zero */
+		break;
 	}
+	/* display hook: the display and head registers (display.c) */
+	if (gpuvirt_display_reg_read(vgpu, reg, &val))
+		return val;
+	return 0;	/* reserved: reads as zero */
 }
 
 /*
@@ -324,7 +329,9 @@ static void gpuvirt_vgpu_reg_write(struct gpuvirt_vgpu *vgpu, unsigned int reg,
 		gpuvirt_vgpu_irq_raise(vgpu);
 		break;
 	default:
-		break;	/* read-only or reserved: ignored */
+		/* display hook; anything else is read-only or reserved */
+		gpuvirt_display_reg_write(vgpu, reg, val);
+		break;
 	}
 }
 
@@ -549,6 +556,12 @@ static ssize_t gpuvirt_vgpu_rw(struct vfio_device *vdev, char __user *ubuf,
 		ret = gpuvirt_vgpu_rw_vram(vgpu, *ppos & GPUVIRT_VGPU_OFFSET_MASK,
 					   ubuf, count, write);
 		break;
+	case GPUVIRT_VGPU_DISPLAY_REGION:	/* display hook: read-only */
+		ret = write ? -EINVAL :
+		      gpuvirt_display_region_read(vgpu,
+						  *ppos & GPUVIRT_VGPU_OFFSET_MASK,
+						  ubuf, count);
+		break;
 	default:
 		ret = -EINVAL;
 	}
@@ -684,6 +697,9 @@ static int gpuvirt_vgpu_mmap(struct vfio_device *vdev,
 	u64 len = vma->vm_end - vma->vm_start;
 	int err = 0;
 
+	if (GPUVIRT_VGPU_INDEX(start) == GPUVIRT_VGPU_DISPLAY_REGION)
+		return gpuvirt_display_mmap(vgpu, vma,	/* display hook */
+					    start & GPUVIRT_VGPU_OFFSET_MASK);
 	if (GPUVIRT_VGPU_INDEX(start) != VFIO_PCI_BAR2_REGION_INDEX)
 		return -EINVAL;
 	start &= GPUVIRT_VGPU_OFFSET_MASK;
@@ -718,6 +734,7 @@ static void gpuvirt_vgpu_reset(struct gpuvirt_vgpu *vgpu)
 	vgpu->scratch = 0;
 	vgpu->irq_status = 0;
 	memset(&vgpu->ring, 0, sizeof(vgpu->ring));
+	gpuvirt_display_reset(vgpu);	/* display hook */
 	gpuvirt_sched_kick(vgpu);	/* nothing to run any more */
 	vgpu_ops(vgpu)->vram_zero(vgpu->mp->gpu, vgpu->vram_offset,
 				  vgpu->vram_size);
@@ -813,6 +830,13 @@ static int gpuvirt_vgpu_region_info(struct gpuvirt_vgpu *vgpu,
 			     VFIO_REGION_INFO_FLAG_WRITE |
 			     VFIO_REGION_INFO_FLAG_MMAP;
 		break;
+	case GPUVIRT_VGPU_DISPLAY_REGION: {	/* display hook */
+		int err = gpuvirt_display_region_info(vgpu, &info, arg);
+
+		if (err)
+			return err;
+		break;
+	}
 	default:
 		if (info.index >= VFIO_PCI_NUM_REGIONS)
 			return -EINVAL;
@@ -971,7 +995,8 @@ static long gpuvirt_vgpu_ioctl(struct vfio_device *vdev, unsigned int cmd,
 		if (info.argsz < minsz)
 			return -EINVAL;
 		info.flags = VFIO_DEVICE_FLAGS_PCI | VFIO_DEVICE_FLAGS_RESET;
-		info.num_regions = VFIO_PCI_NUM_REGIONS;
+		/* the PCI regions, then the display region */
+		info.num_regions = GPUVIRT_VGPU_DISPLAY_REGION + 1;
 		info.num_irqs = VFIO_PCI_NUM_IRQS;
 		return copy_to_user((void __user *)arg, &info, minsz) ?
 			-EFAULT : 0;
@@ -985,6 +1010,8 @@ static long gpuvirt_vgpu_ioctl(struct vfio_device *vdev, unsigned int cmd,
 	case VFIO_DEVICE_RESET:
 		gpuvirt_vgpu_reset_locked(vgpu);
 		return 0;
+	case VFIO_DEVICE_QUERY_GFX_PLANE:	/* display hook */
+		return gpuvirt_display_query_plane(vgpu, arg);
 	}
 	return -ENOTTY;
 }
@@ -1003,7 +1030,9 @@ static void gpuvirt_vgpu_close(struct vfio_device *vdev)
 	struct gpuvirt_vgpu *vgpu = to_vgpu(vdev);
 
 	gpuvirt_sched_detach(vgpu);
+	gpuvirt_display_stop(vgpu);	/* display hook: before the lock */
 	mutex_lock(&vgpu->lock);
+	gpuvirt_display_reset(vgpu);
 	gpuvirt_vgpu_set_trigger(&vgpu->intx_trigger, -1);
 	gpuvirt_vgpu_set_trigger(&vgpu->msi_trigger, -1);
 	gpuvirt_vgpu_set_trigger(&vgpu->req_trigger, -1);
@@ -1076,6 +1105,7 @@ static int gpuvirt_vgpu_init(struct vfio_device *vdev)
 	mutex_init(&vgpu->lock);
 	vgpu->detached = true;	/* until opened */
 	gpuvirt_vgpu_cfg_init(vgpu);
+	gpuvirt_display_init(vgpu);	/* display hook */
 
 	err = gpuvirt_sched_add(vgpu);
 	if (err)
@@ -1083,6 +1113,7 @@ static int gpuvirt_vgpu_init(struct vfio_device *vdev)
 	gpuvirt_debugfs_vgpu_add(vgpu);
 	debugfs_create_u64("msi_suppressed", 0400, vgpu->debugfs,
 			   &vgpu->msi_suppressed);
+	gpuvirt_display_debugfs_add(vgpu);	/* display hook */
 	return 0;
 
 err_fb_release:
@@ -1102,6 +1133,7 @@ static void gpuvirt_vgpu_release(struct vfio_device *vdev)
 	struct gpuvirt_mdev_parent *mp = vgpu->mp;
 
 	gpuvirt_debugfs_vgpu_del(vgpu);
+	gpuvirt_display_release(vgpu);	/* display hook */
 	gpuvirt_sched_remove(vgpu);
 	vgpu_ops(vgpu)->vram_discard(mp->gpu, vgpu->vram_offset,
 				     vgpu->vram_size);

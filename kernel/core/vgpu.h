@@ -11,6 +11,7 @@
 #include <linux/rwsem.h>
 #include <linux/vfio.h>
 
+#include "display.h"
 #include "fbacct.h"
 #include "gi.h"
 #include "mig.h"
@@ -246,6 +247,8 @@ struct gpuvirt_vgpu_stats {
  *	without the lock, by debugfs (vgpus/<uuid>/msi_suppressed)
  * @ring: the command ring
  * @detached: the device is closed: the engine must not run it
+ * @display: the display heads (display.c); its guest-visible state is
+ *	under @lock
  * @slot: the vGPU's policy slot and execution context id; fixed from init
  *	to release
  * @stats: scheduling telemetry, under the GPU's sched lock
@@ -277,6 +280,7 @@ struct gpuvirt_vgpu {
 	u64 msi_suppressed;
 	struct gpuvirt_vgpu_ring ring;
 	bool detached;
+	struct gpuvirt_display display;
 
 	int slot;
 	struct gpuvirt_vgpu_stats stats;

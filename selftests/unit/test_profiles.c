@@ -202,6 +202,11 @@ static void expect_description(struct __test_metadata *_metadata,
 		 (unsigned long long)(p->fb_size >> 20), d[p->series].w,
 		 d[p->series].h, p->max_instances, letters[p->series]);
 	EXPECT_STREQ(want, p->description);
+	/* the fields the vGPU's display enforces say the same */
+	EXPECT_EQ(d[p->series].heads, p->heads) TH_LOG("%s", p->name);
+	EXPECT_EQ(d[p->series].frl, p->frl) TH_LOG("%s", p->name);
+	EXPECT_EQ(d[p->series].w, p->max_width) TH_LOG("%s", p->name);
+	EXPECT_EQ(d[p->series].h, p->max_height) TH_LOG("%s", p->name);
 }
 
 /* A few descriptions written out in full. */

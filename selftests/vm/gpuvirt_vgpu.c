@@ -264,7 +264,7 @@ TEST_F(vgpu, device_info_and_config_space)
 	ASSERT_EQ(0, ioctl(fd, VFIO_DEVICE_GET_INFO, &info));
 	EXPECT_TRUE(info.flags & VFIO_DEVICE_FLAGS_PCI);
 	EXPECT_TRUE(info.flags & VFIO_DEVICE_FLAGS_RESET);
-	EXPECT_EQ(VFIO_PCI_NUM_REGIONS, info.num_regions);
+	EXPECT_EQ(GPUVIRT_VGPU_DISPLAY_REGION + 1, info.num_regions);
 	EXPECT_EQ(VFIO_PCI_NUM_IRQS, info.num_irqs);
 	/* argsz below the minimum */
 	info.argsz = 4;
@@ -305,7 +305,7 @@ TEST_F(vgpu, device_info_and_config_space)
 	EXPECT_TRUE(ri.flags & VFIO_REGION_INFO_FLAG_MMAP);
 	EXPECT_TRUE(ri.flags & VFIO_REGION_INFO_FLAG_CAPS);
 	EXPECT_LT(sizeof(ri), ri.argsz);	/* asks for room for the sparse cap */
-	ri.index = VFIO_PCI_NUM_REGIONS;
+	ri.index = GPUVIRT_VGPU_DISPLAY_REGION + 1;
 	ri.argsz = sizeof(ri);
 	EXPECT_EQ(-1, ioctl(fd, VFIO_DEVICE_GET_REGION_INFO, &ri));
 	EXPECT_EQ(EINVAL, errno);

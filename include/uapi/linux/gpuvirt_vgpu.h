@@ -46,6 +46,61 @@
 #define GPUVIRT_VGPU_REG_DONE_LO	0x068	/* RO: packets completed */
 #define GPUVIRT_VGPU_REG_DONE_HI	0x06c
 
+/*
+ * Display (CAP_DISPLAY; see "Display heads" in the ABI document). The
+ * global registers say what the vGPU's type offers; each head has a block
+ * of registers at GPUVIRT_VGPU_REG_HEAD(n). The mode registers are staged
+ * and take effect when HEAD_CONTROL is written.
+ */
+#define GPUVIRT_VGPU_REG_DISP_HEADS	0x080	/* RO: heads offered */
+#define GPUVIRT_VGPU_REG_DISP_MAX_WIDTH	0x084	/* RO: widest mode, pixels */
+#define GPUVIRT_VGPU_REG_DISP_MAX_HEIGHT 0x088	/* RO: tallest mode, lines */
+#define GPUVIRT_VGPU_REG_DISP_FRL	0x08c	/* RO: vblanks per second */
+#define GPUVIRT_VGPU_REG_DISP_STATUS	0x090	/* RO: GPUVIRT_VGPU_DISP_* */
+
+/* DISP_STATUS bits. */
+#define GPUVIRT_VGPU_DISP_FRL_ON	(1U << 0)	/* flips wait for vblank */
+
+#define GPUVIRT_VGPU_HEADS_MAX		4	/* head register blocks */
+#define GPUVIRT_VGPU_REG_HEAD(n)	(0x100 + (n) * 0x40)
+#define GPUVIRT_VGPU_HEAD_CONTROL	0x00	/* RW: commit, HEAD_CTRL_* */
+#define GPUVIRT_VGPU_HEAD_BASE_LO	0x04	/* RW: scanout offset in slice */
+#define GPUVIRT_VGPU_HEAD_BASE_HI	0x08
+#define GPUVIRT_VGPU_HEAD_WIDTH		0x0c	/* RW: pixels */
+#define GPUVIRT_VGPU_HEAD_HEIGHT	0x10	/* RW: lines */
+#define GPUVIRT_VGPU_HEAD_STRIDE	0x14	/* RW: bytes from line to line */
+#define GPUVIRT_VGPU_HEAD_FORMAT	0x18	/* RW: GPUVIRT_VGPU_FMT_* */
+#define GPUVIRT_VGPU_HEAD_ERROR		0x1c	/* RO: GPUVIRT_VGPU_DERR_* */
+#define GPUVIRT_VGPU_HEAD_VBLANK	0x20	/* RO: vblanks while enabled */
+#define GPUVIRT_VGPU_HEAD_FLIPS		0x24	/* RO: commits that took effect */
+
+/* HEAD_CONTROL bits. */
+#define GPUVIRT_VGPU_HEAD_CTRL_ENABLE	(1U << 0)	/* scan out */
+#define GPUVIRT_VGPU_HEAD_CTRL_VBLANK_IRQ (1U << 1)	/* raise IRQ_VBLANK */
+
+/* Pixel formats: DRM fourcc codes. */
+#define GPUVIRT_VGPU_FMT_XRGB8888	0x34325258	/* "XR24", 4 bytes */
+
+/* Scanout base alignment, and the largest stride. */
+#define GPUVIRT_VGPU_SCANOUT_ALIGN	0x1000
+#define GPUVIRT_VGPU_STRIDE_MAX		0x10000
+
+/* HEAD_ERROR: why the last commit was refused; the head is then off. */
+#define GPUVIRT_VGPU_DERR_NONE		0
+#define GPUVIRT_VGPU_DERR_HEAD		1	/* head not offered by the type */
+#define GPUVIRT_VGPU_DERR_MODE		2	/* width/height 0 or too large */
+#define GPUVIRT_VGPU_DERR_FORMAT	3	/* unknown pixel format */
+#define GPUVIRT_VGPU_DERR_STRIDE	4	/* too small, too large, unaligned */
+#define GPUVIRT_VGPU_DERR_RANGE		5	/* scanout outside the slice */
+#define GPUVIRT_VGPU_DERR_ALIGN		6	/* base not SCANOUT_ALIGN-aligned */
+
+/*
+ * The VFIO region a VMM reads the primary plane (head 0) from; see
+ * "Display region" in the ABI document.
+ */
+#define GPUVIRT_VGPU_DISPLAY_REGION	9	/* VFIO_PCI_NUM_REGIONS */
+#define GPUVIRT_VGPU_DISPLAY_REGION_SUBTYPE 1
+
 #define GPUVIRT_VGPU_RING_SIZE_MIN	0x1000
 #define GPUVIRT_VGPU_RING_SIZE_MAX	0x100000
 
@@ -88,11 +143,13 @@
 #define GPUVIRT_VGPU_CAP_VRAM		(1U << 0)	/* BAR2 VRAM slice */
 #define GPUVIRT_VGPU_CAP_SWIRQ		(1U << 1)	/* IRQ_RAISE works */
 #define GPUVIRT_VGPU_CAP_RING		(1U << 2)	/* the command ring */
+#define GPUVIRT_VGPU_CAP_DISPLAY	(1U << 3)	/* display heads */
 
 /* Interrupt causes, in IRQ_STATUS. */
 #define GPUVIRT_VGPU_IRQ_SW		(1U << 0)	/* raised through IRQ_RAISE */
 #define GPUVIRT_VGPU_IRQ_FENCE		(1U << 1)	/* a FENCE with FLAG_IRQ ran */
 #define GPUVIRT_VGPU_IRQ_ERROR		(1U << 2)	/* the engine stopped */
+#define GPUVIRT_VGPU_IRQ_VBLANK		(1U << 3)	/* a head's vblank */
 
 /*
  * COMPUTE result: the 64-bit value written at dst is x after cost_us rounds
