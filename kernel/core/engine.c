@@ -273,7 +273,27 @@ static bool gpuvirt_engine_has_work(struct gpuvirt_vgpu *vgpu)
 {
 	struct gpuvirt_vgpu_ring *r = &vgpu->ring;
 
-	return !vgpu->detached && r->size && !r->error && r->head != r->tail;
+	return !vgpu->detached && !vgpu->mig_stopped && r->size && !r->error &&
+	       r->head != r->tail;
+}
+
+/* Tell migration which VRAM the command may have written so far. */
+static void gpuvirt_engine_dirty(struct gpuvirt_vgpu *vgpu)
+{
+	const struct gpuvirt_cmd *cmd = &vgpu->ring.cmd;
+
+	switch (cmd->op) {
+	case GPUVIRT_CMD_WRITE:
+	case GPUVIRT_CMD_FILL:
+	case GPUVIRT_CMD_COPY:
+		gpuvirt_migration_dirty(&vgpu->mig, cmd->dst, cmd->len);
+		break;
+	case GPUVIRT_CMD_COMPUTE:
+		gpuvirt_migration_dirty(&vgpu->mig, cmd->dst, 8);
+		break;
+	default:
+		break;
+	}
 }
 
 /*
@@ -310,6 +330,7 @@ static bool gpuvirt_engine_step(struct gpuvirt_vgpu *vgpu, u64 budget_ns,
 	}
 
 	ret = gpu->ops->exec(gpu, &ctx, &r->cmd, budget_ns, &used);
+	gpuvirt_engine_dirty(vgpu);
 	*cost += used;
 	r->busy_ns += used;
 	if (ret < 0) {

@@ -14,6 +14,7 @@
 #include "fbacct.h"
 #include "gi.h"
 #include "mig.h"
+#include "migration.h"
 #include "gpuvirt.h"
 #include "profiles.h"
 #include "sched_policy.h"
@@ -246,10 +247,14 @@ struct gpuvirt_vgpu_stats {
  *	without the lock, by debugfs (vgpus/<uuid>/msi_suppressed)
  * @ring: the command ring
  * @detached: the device is closed: the engine must not run it
+ * @mig_stopped: migration stopped the device (STOP, STOP_COPY, RESUMING):
+ *	the engine must not run it; it stops at a packet or chunk boundary
  * @slot: the vGPU's policy slot and execution context id; fixed from init
  *	to release
  * @stats: scheduling telemetry, under the GPU's sched lock
  * @debugfs: <debugfs>/gpuvirt/gpus/<gpu>/vgpus/<uuid>/
+ * @mig: migration state (migration.c). Its state mutex is taken before
+ *	@memory_lock and @lock; its dirty and stats spinlocks inside them.
  */
 struct gpuvirt_vgpu {
 	struct vfio_device vdev;
@@ -275,10 +280,12 @@ struct gpuvirt_vgpu {
 	u64 msi_suppressed;
 	struct gpuvirt_vgpu_ring ring;
 	bool detached;
+	bool mig_stopped;
 
 	int slot;
 	struct gpuvirt_vgpu_stats stats;
 	struct dentry *debugfs;
+	struct gpuvirt_migration mig;
 };
 
 int gpuvirt_mdev_init(void);
