@@ -277,19 +277,27 @@ static bool gpuvirt_engine_has_work(struct gpuvirt_vgpu *vgpu)
 	       r->head != r->tail;
 }
 
-/* Tell migration which VRAM the command may have written so far. */
-static void gpuvirt_engine_dirty(struct gpuvirt_vgpu *vgpu)
+/*
+ * Tell migration which VRAM the command may have written so far: all of
+ * its destination for FILL and COPY, which write as they go; WRITE and
+ * COMPUTE write once, when they complete (@ret 1).
+ */
+static void gpuvirt_engine_dirty(struct gpuvirt_vgpu *vgpu, int ret)
 {
 	const struct gpuvirt_cmd *cmd = &vgpu->ring.cmd;
 
 	switch (cmd->op) {
 	case GPUVIRT_CMD_WRITE:
+		if (ret == 1)
+			gpuvirt_migration_dirty(&vgpu->mig, cmd->dst, cmd->len);
+		break;
 	case GPUVIRT_CMD_FILL:
 	case GPUVIRT_CMD_COPY:
 		gpuvirt_migration_dirty(&vgpu->mig, cmd->dst, cmd->len);
 		break;
 	case GPUVIRT_CMD_COMPUTE:
-		gpuvirt_migration_dirty(&vgpu->mig, cmd->dst, 8);
+		if (ret == 1)
+			gpuvirt_migration_dirty(&vgpu->mig, cmd->dst, 8);
 		break;
 	default:
 		break;
@@ -330,7 +338,7 @@ static bool gpuvirt_engine_step(struct gpuvirt_vgpu *vgpu, u64 budget_ns,
 	}
 
 	ret = gpu->ops->exec(gpu, &ctx, &r->cmd, budget_ns, &used);
-	gpuvirt_engine_dirty(vgpu);
+	gpuvirt_engine_dirty(vgpu, ret);
 	*cost += used;
 	r->busy_ns += used;
 	if (ret < 0) {

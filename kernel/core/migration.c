@@ -674,7 +674,7 @@ static ssize_t gpuvirt_migf_write(struct file *filp, const char __user *ubuf,
 	while (done < len) {
 		if (f->end_done) {
 			gpuvirt_migf_refuse(f, "data after the end record (bytes, total)",
-					    len - done, f->total + done);
+					    len - done, f->total);
 			ret = -EINVAL;
 			break;
 		}
@@ -684,6 +684,7 @@ static ssize_t gpuvirt_migf_write(struct file *filp, const char __user *ubuf,
 			break;
 		}
 		f->buf_len += n;
+		f->total += n;
 		done += n;
 		if (f->buf_len == f->need) {
 			ret = gpuvirt_migf_take(f);
@@ -691,10 +692,11 @@ static ssize_t gpuvirt_migf_write(struct file *filp, const char __user *ubuf,
 				break;
 		}
 	}
-	f->total += done;
 	gpuvirt_migration_count(f->m, &f->m->stats.bytes_resumed, done);
-	if (ret == -EINVAL)
+	if (ret == -EINVAL) {
 		f->broken = true;
+		gpuvirt_migration_count(f->m, &f->m->stats.refused, 1);
+	}
 	if (!ret)
 		ret = done;
 out_unlock:
@@ -835,8 +837,11 @@ static int gpuvirt_migration_resume_finish(struct gpuvirt_migration *m)
 
 	mutex_lock(&f->lock);
 	if (f->broken) {
-		err = -EINVAL;
-	} else if (!f->end_done) {
+		/* refused and counted already */
+		mutex_unlock(&f->lock);
+		return -EINVAL;
+	}
+	if (!f->end_done) {
 		err = gpuvirt_migf_refuse(f, "the stream ended early (bytes, part)",
 					  f->total, f->part);
 	} else {
