@@ -601,7 +601,7 @@ static int gpuvirt_migf_take_rec(struct gpuvirt_migf *f)
 		break;
 	case GPUVIRT_MIGRATION_REC_END:
 		if (len || !f->state_done)
-			return gpuvirt_migf_refuse(f, "end record before the device state (len, state)",
+			return gpuvirt_migf_refuse(f, "misplaced end record (len, state)",
 						   len, f->state_done);
 		if (arg != f->crc)
 			return gpuvirt_migf_refuse(f, "checksum mismatch (stream, computed)",
