@@ -102,17 +102,16 @@ static int gpuvirt_debugfs_vgpu_migration_show(struct seq_file *m, void *v)
 {
 	struct gpuvirt_vgpu *vgpu = m->private;
 	struct gpuvirt_migration_stats st;
-	enum vfio_device_mig_state state;
 	bool stopped, tracking;
 
-	gpuvirt_migration_get(&vgpu->mig, &state, &st);
+	gpuvirt_migration_get(&vgpu->mig, &st);
 	mutex_lock(&vgpu->lock);
 	stopped = vgpu->mig_stopped;
 	mutex_unlock(&vgpu->lock);
 	spin_lock(&vgpu->mig.dirty_lock);
 	tracking = vgpu->mig.dirty;
 	spin_unlock(&vgpu->mig.dirty_lock);
-	seq_printf(m, "state: %s\n", gpuvirt_migration_state_name(state));
+	seq_printf(m, "state: %s\n", gpuvirt_migration_state_name(st.state));
 	seq_printf(m, "engine_stopped: %d\n", stopped);
 	seq_printf(m, "tracking: %d\n", tracking);
 	seq_printf(m, "saves: %llu\n", st.saves);

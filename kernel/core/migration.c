@@ -48,6 +48,7 @@
 
 #include "gpuvirt.h"
 #include "migration.h"
+#include "netlink-gen-names.h"
 
 #define GPUVIRT_MIGF_REC	sizeof(struct gpuvirt_migration_rec)
 #define GPUVIRT_MIGF_PAGE_REC	(GPUVIRT_MIGF_REC + PAGE_SIZE)
@@ -127,25 +128,29 @@ struct gpuvirt_migf {
 	u64 t0;
 };
 
-static const char * const gpuvirt_migration_state_names[] = {
-	[VFIO_DEVICE_STATE_ERROR]	= "error",
-	[VFIO_DEVICE_STATE_STOP]	= "stop",
-	[VFIO_DEVICE_STATE_RUNNING]	= "running",
-	[VFIO_DEVICE_STATE_STOP_COPY]	= "stop-copy",
-	[VFIO_DEVICE_STATE_RESUMING]	= "resuming",
-	[VFIO_DEVICE_STATE_RUNNING_P2P]	= "running-p2p",
-#ifdef GPUVIRT_HAVE_VFIO_MIG_PRE_COPY
-	[VFIO_DEVICE_STATE_PRE_COPY]	= "pre-copy",
-	[VFIO_DEVICE_STATE_PRE_COPY_P2P] = "pre-copy-p2p",
-#endif
-};
+/* The spec's names (Documentation/netlink/specs/gpuvirt.yaml), generated */
+static const char * const gpuvirt_migration_state_names[] =
+	GPUVIRT_MIGRATION_STATE_NAMES;
 
 const char *gpuvirt_migration_state_name(enum vfio_device_mig_state state)
 {
-	if ((unsigned int)state < ARRAY_SIZE(gpuvirt_migration_state_names) &&
-	    gpuvirt_migration_state_names[state])
+	/* the spec's numbers are the uAPI's */
+	BUILD_BUG_ON((int)GPUVIRT_MIGRATION_STATE_RUNNING_P2P !=
+		     (int)VFIO_DEVICE_STATE_RUNNING_P2P);
+	if ((unsigned int)state < ARRAY_SIZE(gpuvirt_migration_state_names))
 		return gpuvirt_migration_state_names[state];
 	return "unknown";
+}
+
+/* Change the state; the state mutex is held. */
+static void gpuvirt_migration_set(struct gpuvirt_migration *m,
+				  enum vfio_device_mig_state state)
+{
+	lockdep_assert_held(&m->state_mutex);
+	m->state = state;
+	spin_lock(&m->stats_lock);
+	m->stats.state = state;
+	spin_unlock(&m->stats_lock);
 }
 
 unsigned int gpuvirt_migration_flags(void)
@@ -932,11 +937,12 @@ static struct file *gpuvirt_migration_step(struct gpuvirt_migration *m,
 struct file *gpuvirt_migration_set_state(struct gpuvirt_migration *m,
 					 enum vfio_device_mig_state new)
 {
-	enum vfio_device_mig_state next;
+	enum vfio_device_mig_state next, old;
 	struct file *ret = NULL;
 	int err;
 
 	mutex_lock(&m->state_mutex);
+	old = m->state;
 	while (m->state != new) {
 		err = vfio_mig_get_next_state(m->vdev, m->state, new, &next);
 		if (err) {
@@ -946,7 +952,7 @@ struct file *gpuvirt_migration_set_state(struct gpuvirt_migration *m,
 		ret = gpuvirt_migration_step(m, next);
 		if (IS_ERR(ret))
 			break;
-		m->state = next;
+		gpuvirt_migration_set(m, next);
 		/* only the last arc may open a file */
 		if (ret && next != new) {
 			fput(ret);
@@ -954,7 +960,10 @@ struct file *gpuvirt_migration_set_state(struct gpuvirt_migration *m,
 			break;
 		}
 	}
+	next = m->state;
 	mutex_unlock(&m->state_mutex);
+	if (next != old)
+		m->ops->changed(m);
 	return ret;
 }
 
@@ -982,14 +991,20 @@ int gpuvirt_migration_data_size(struct gpuvirt_migration *m,
 	return 0;
 }
 
-/* Back to RUNNING, with no file open; the state mutex is held. */
-static void gpuvirt_migration_to_running(struct gpuvirt_migration *m)
+/*
+ * Back to RUNNING, with no file open; the state mutex is held. Returns
+ * whether the state changed.
+ */
+static bool gpuvirt_migration_to_running(struct gpuvirt_migration *m)
 {
 	lockdep_assert_held(&m->state_mutex);
 	gpuvirt_migration_drop_files(m);
 	if (gpuvirt_migration_stopped(m->state))
 		m->ops->stop(m, false);
-	m->state = VFIO_DEVICE_STATE_RUNNING;
+	if (m->state == VFIO_DEVICE_STATE_RUNNING)
+		return false;
+	gpuvirt_migration_set(m, VFIO_DEVICE_STATE_RUNNING);
+	return true;
 }
 
 /**
@@ -1001,27 +1016,32 @@ static void gpuvirt_migration_to_running(struct gpuvirt_migration *m)
  */
 void gpuvirt_migration_reset(struct gpuvirt_migration *m)
 {
+	bool changed;
+
 	mutex_lock(&m->state_mutex);
 	m->ops->reset(m);
-	gpuvirt_migration_to_running(m);
+	changed = gpuvirt_migration_to_running(m);
 	mutex_unlock(&m->state_mutex);
+	if (changed)
+		m->ops->changed(m);
 }
 
 /* The device is being closed: end any migration; it opens RUNNING. */
 void gpuvirt_migration_close(struct gpuvirt_migration *m)
 {
+	bool changed;
+
 	mutex_lock(&m->state_mutex);
-	gpuvirt_migration_to_running(m);
+	changed = gpuvirt_migration_to_running(m);
 	mutex_unlock(&m->state_mutex);
+	if (changed)
+		m->ops->changed(m);
 }
 
+/* State and counters; may be called under a spinlock. */
 void gpuvirt_migration_get(struct gpuvirt_migration *m,
-			   enum vfio_device_mig_state *state,
 			   struct gpuvirt_migration_stats *stats)
 {
-	mutex_lock(&m->state_mutex);
-	*state = m->state;
-	mutex_unlock(&m->state_mutex);
 	spin_lock(&m->stats_lock);
 	*stats = m->stats;
 	spin_unlock(&m->stats_lock);
@@ -1041,6 +1061,7 @@ void gpuvirt_migration_init(struct gpuvirt_migration *m,
 	m->vram_size = vram_size;
 	m->type = type;
 	m->state = VFIO_DEVICE_STATE_RUNNING;
+	m->stats.state = m->state;
 	mutex_init(&m->state_mutex);
 	spin_lock_init(&m->dirty_lock);
 	spin_lock_init(&m->stats_lock);

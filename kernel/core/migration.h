@@ -80,6 +80,8 @@ struct gpuvirt_migration_rec {
  *	is stopped. Called with the state mutex held.
  * @reset: reset the device as VFIO_DEVICE_RESET does. Called with the
  *	state mutex held.
+ * @changed: the migration state changed; announce it. Called with no lock
+ *	of the migration code held.
  * @cpu_revoke: take the lock that keeps CPU mappings of VRAM from being
  *	made, and revoke them all, so that the next store through a mapping
  *	faults and is counted (gpuvirt_migration_dirty()); @revoke false drops
@@ -91,11 +93,14 @@ struct gpuvirt_migration_dev_ops {
 	void (*save)(struct gpuvirt_migration *m, void *buf);
 	int (*load)(struct gpuvirt_migration *m, const void *buf);
 	void (*reset)(struct gpuvirt_migration *m);
+	void (*changed)(struct gpuvirt_migration *m);
 	void (*cpu_revoke)(struct gpuvirt_migration *m, bool revoke);
 };
 
 /**
- * struct gpuvirt_migration_stats - a device's migration counters
+ * struct gpuvirt_migration_stats - a device's migration state and counters
+ * @state: the migration state, a copy of struct gpuvirt_migration.state
+ *	readable under the stats lock (netlink reads it under a spinlock)
  * @saves: streams read to their end
  * @resumes: streams taken on (RESUMING -> STOP)
  * @refused: streams refused on resume
@@ -105,6 +110,7 @@ struct gpuvirt_migration_dev_ops {
  *	end of its stream
  */
 struct gpuvirt_migration_stats {
+	u32 state;
 	u64 saves;
 	u64 resumes;
 	u64 refused;
@@ -163,7 +169,6 @@ void gpuvirt_migration_close(struct gpuvirt_migration *m);
 void gpuvirt_migration_reset(struct gpuvirt_migration *m);
 void gpuvirt_migration_dirty(struct gpuvirt_migration *m, u64 off, u64 len);
 void gpuvirt_migration_get(struct gpuvirt_migration *m,
-			   enum vfio_device_mig_state *state,
 			   struct gpuvirt_migration_stats *stats);
 const char *gpuvirt_migration_state_name(enum vfio_device_mig_state state);
 

@@ -1216,6 +1216,11 @@ static void gpuvirt_vgpu_mig_reset(struct gpuvirt_migration *m)
 	gpuvirt_vgpu_reset_locked(mig_to_vgpu(m));
 }
 
+static void gpuvirt_vgpu_mig_changed(struct gpuvirt_migration *m)
+{
+	gpuvirt_vgpu_notify(mig_to_vgpu(m), GPUVIRT_CMD_VGPU_CHANGE_NTF);
+}
+
 static void gpuvirt_vgpu_mig_cpu_revoke(struct gpuvirt_migration *m,
 					bool revoke)
 {
@@ -1235,6 +1240,7 @@ static const struct gpuvirt_migration_dev_ops gpuvirt_vgpu_mig_dev_ops = {
 	.save		= gpuvirt_vgpu_mig_save,
 	.load		= gpuvirt_vgpu_mig_load,
 	.reset		= gpuvirt_vgpu_mig_reset,
+	.changed	= gpuvirt_vgpu_mig_changed,
 	.cpu_revoke	= gpuvirt_vgpu_mig_cpu_revoke,
 };
 

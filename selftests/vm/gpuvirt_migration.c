@@ -19,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 
@@ -703,6 +704,112 @@ TEST_F(mig, forbidden_arcs_and_dead_fds)
 	EXPECT_EQ(-1, read(dfd, &b, 1));
 	EXPECT_EQ(ENODEV, errno);
 	close(dfd);
+}
+
+/* gpuvirtctl, built next to the test or named by GPUVIRT_BIN */
+static void ctl_path(char *buf, size_t len)
+{
+	const char *bin = getenv("GPUVIRT_BIN");
+
+	snprintf(buf, len, "%s/gpuvirtctl", bin ? bin : "build/user");
+}
+
+/* Does the output of `gpuvirtctl ARGS` contain @needle? */
+static bool ctl_has(const char *args, const char *needle)
+{
+	char cmd[512], line[8192];
+	bool found = false;
+	FILE *p;
+
+	ctl_path(cmd, sizeof(cmd));
+	strncat(cmd, " ", sizeof(cmd) - strlen(cmd) - 1);
+	strncat(cmd, args, sizeof(cmd) - strlen(cmd) - 1);
+	p = popen(cmd, "r");
+	if (!p)
+		return false;
+	while (fgets(line, sizeof(line), p))
+		found |= strstr(line, needle) != NULL;
+	pclose(p);
+	return found;
+}
+
+/*
+ * Netlink and gpuvirtctl report the state and the counters, and the
+ * monitor group sees each state change as a vgpu change event.
+ */
+TEST_F(mig, netlink_and_monitor_report_migration)
+{
+	static const char *const want[] = { "stop", "stop-copy", "stop", "running" };
+	char ctl[256], out[] = "/tmp/gv-mig-monXXXXXX", line[8192];
+	struct stream s = { 0 };
+	struct vfio_user a;
+	unsigned int i, seen = 0;
+	FILE *f;
+	pid_t mon;
+	int fd, dfd;
+
+	ctl_path(ctl, sizeof(ctl));
+	fd = mkstemp(out);
+	ASSERT_LE(0, fd);
+	mon = fork();
+	ASSERT_LE(0, mon);
+	if (!mon) {
+		dup2(fd, 1);
+		execl(ctl, "gpuvirtctl", "-j", "monitor", NULL);
+		_exit(127);
+	}
+	/* until the monitor has printed one, it may not be subscribed yet */
+	for (i = 0; i < 50 && lseek(fd, 0, SEEK_END) <= 0; i++) {
+		ctl_has("sched set gpu 0 timeslice 0", "");
+		usleep(200000);
+	}
+	EXPECT_LT(0, lseek(fd, 0, SEEK_END));
+
+	ASSERT_EQ(0, vfio_open(&a, UUID_A));
+	ASSERT_EQ(0, write_pages(a.device, 0, 3, 0x20));
+	ASSERT_EQ(0, mig_set(a.device, VFIO_DEVICE_STATE_STOP, NULL));
+	EXPECT_TRUE(ctl_has("-j vgpu show uuid " UUID_A,
+			    "\"migration\":{\"state\":\"stop\""));
+	ASSERT_EQ(0, mig_set(a.device, VFIO_DEVICE_STATE_STOP_COPY, &dfd));
+	EXPECT_EQ(0, stream_read(dfd, &s));
+	EXPECT_EQ(0, mig_set(a.device, VFIO_DEVICE_STATE_STOP, NULL));
+	close(dfd);
+	EXPECT_EQ(0, mig_set(a.device, VFIO_DEVICE_STATE_RUNNING, NULL));
+	EXPECT_TRUE(ctl_has("-j vgpu show uuid " UUID_A, "\"saves\":1,"));
+	snprintf(line, sizeof(line), "\"bytes-saved\":%zu,", s.len);
+	EXPECT_TRUE(ctl_has("-j vgpu show uuid " UUID_A, line));
+	EXPECT_TRUE(ctl_has("-j vgpu show uuid " UUID_A,
+			    "\"migration\":{\"state\":\"running\""));
+	EXPECT_TRUE(ctl_has("vgpu show uuid " UUID_A, "migration running"));
+
+	/* the events, in order */
+	for (i = 0; i < 50; i++) {
+		f = fopen(out, "r");
+		ASSERT_NE(NULL, f);
+		seen = 0;
+		while (fgets(line, sizeof(line), f)) {
+			char needle[64];
+
+			if (seen == ARRAY_SIZE(want) || !strstr(line, UUID_A))
+				continue;
+			snprintf(needle, sizeof(needle),
+				 "\"migration\":{\"state\":\"%s\"", want[seen]);
+			if (strstr(line, "\"event\":\"change\"") &&
+			    strstr(line, needle))
+				seen++;
+		}
+		fclose(f);
+		if (seen == ARRAY_SIZE(want))
+			break;
+		usleep(100000);
+	}
+	EXPECT_EQ(ARRAY_SIZE(want), seen);
+	kill(mon, SIGTERM);
+	waitpid(mon, NULL, 0);
+	close(fd);
+	unlink(out);
+	stream_free(&s);
+	vfio_close(&a);
 }
 
 TEST_HARNESS_MAIN
