@@ -328,6 +328,65 @@ FIXTURE_TEARDOWN(mig)
 	gv_unload_all();
 }
 
+/*
+ * QEMU's save sequence on a running device, for any VFIO device: with
+ * pre-copy, RUNNING -> PRE_COPY, the initial data read to its end, then
+ * PRE_COPY_P2P -> STOP_COPY on the same data fd; without, RUNNING_P2P ->
+ * STOP -> STOP_COPY. Either way the stream is read to EOF and the device
+ * left in STOP. 0 or -errno.
+ */
+static int qemu_save(int fd, bool pre_copy, struct stream *s)
+{
+	struct vfio_precopy_info pi = { .argsz = sizeof(pi) };
+	int dfd, nfd, err;
+
+	if (pre_copy) {
+		err = mig_set(fd, VFIO_DEVICE_STATE_PRE_COPY, &dfd);
+		if (err)
+			return err;
+		/*
+		 * The uAPI asks for ENOMSG at pre-copy's temporary end of
+		 * stream; mtty returns 0 there. QEMU takes both, so does this.
+		 */
+		err = stream_read(dfd, s);
+		if (!err || err == -ENOMSG)
+			err = ioctl(dfd, VFIO_MIG_GET_PRECOPY_INFO, &pi) ? -errno :
+			      pi.initial_bytes ? -EAGAIN : 0;
+		if (!err)
+			err = mig_set(fd, VFIO_DEVICE_STATE_PRE_COPY_P2P, NULL) ?:
+			      mig_set(fd, VFIO_DEVICE_STATE_STOP_COPY, &nfd);
+		if (!err && nfd >= 0) {
+			close(nfd);
+			err = -EPROTO;	/* the pre-copy fd carries on */
+		}
+	} else {
+		err = mig_set(fd, VFIO_DEVICE_STATE_RUNNING_P2P, NULL) ?:
+		      mig_set(fd, VFIO_DEVICE_STATE_STOP, NULL) ?:
+		      mig_set(fd, VFIO_DEVICE_STATE_STOP_COPY, &dfd);
+		if (err)
+			return err;
+	}
+	if (!err)
+		err = stream_read(dfd, s) ?: mig_set(fd, VFIO_DEVICE_STATE_STOP, NULL);
+	close(dfd);
+	return err;
+}
+
+/* QEMU's resume sequence, to RUNNING; 0 or -errno. */
+static int qemu_resume(int fd, const struct stream *s)
+{
+	int rfd, err;
+
+	err = mig_set(fd, VFIO_DEVICE_STATE_RESUMING, &rfd);
+	if (err)
+		return err;
+	err = stream_write(rfd, s->p, s->len) ?:
+	      mig_set(fd, VFIO_DEVICE_STATE_STOP, NULL) ?:
+	      mig_set(fd, VFIO_DEVICE_STATE_RUNNING, NULL);
+	close(rfd);
+	return err;
+}
+
 TEST_F(mig, feature_advertised)
 {
 	struct vfio_device_feature_migration mf = { 0 };
@@ -809,6 +868,106 @@ TEST_F(mig, netlink_and_monitor_report_migration)
 	close(fd);
 	unlink(out);
 	stream_free(&s);
+	vfio_close(&a);
+}
+
+/*
+ * The client itself, checked against the kernel's own migration driver:
+ * the mtty sample (v6.7+ has VFIO migration) goes through qemu_save() and
+ * qemu_resume(), and its UART scratch registers travel.
+ */
+#define MTTY_TYPES	"/sys/class/mdev_bus/mtty/mdev_supported_types"
+
+FIXTURE(mtty) {
+	bool loaded;
+};
+
+FIXTURE_SETUP(mtty)
+{
+	const char *ko = getenv("GPUVIRT_KO_DIR");
+	char cmd[512];
+
+	if (!ko)
+		SKIP(return, "GPUVIRT_KO_DIR is not set: not in the test VM");
+	snprintf(cmd, sizeof(cmd), "%s/mdev-samples/mtty.ko", ko);
+	if (!gv_exists(cmd))
+		SKIP(return, "no %s (make mdev-samples KVER=...)", cmd);
+	ASSERT_EQ(0, gv_unload_all());
+	snprintf(cmd, sizeof(cmd),
+		 "modprobe -a vfio mdev vfio_iommu_type1 && insmod %s/mdev-samples/mtty.ko",
+		 ko);
+	ASSERT_EQ(0, system(cmd));
+	self->loaded = true;
+	ASSERT_EQ(0, gv_write(MTTY_TYPES "/mtty-2/create", UUID_A));
+	ASSERT_EQ(0, gv_write(MTTY_TYPES "/mtty-2/create", UUID_B));
+}
+
+FIXTURE_TEARDOWN(mtty)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(open_users); i++)
+		if (open_users[i])
+			vfio_close(open_users[i]);
+	vgpu_remove(UUID_A);
+	vgpu_remove(UUID_B);
+	if (self->loaded && system("rmmod mtty"))
+		fprintf(stderr, "# rmmod mtty failed\n");
+}
+
+static int uart_scr(int fd, unsigned int port, uint8_t *v, bool write)
+{
+	off_t off = VGPU_REGION(VFIO_PCI_BAR0_REGION_INDEX + port) + 7;
+	ssize_t n = write ? pwrite(fd, v, 1, off) : pread(fd, v, 1, off);
+
+	return n == 1 ? 0 : -errno;
+}
+
+TEST_F(mtty, client_migrates_the_kernel_sample)
+{
+	struct vfio_device_feature_migration mf = { 0 };
+	struct vfio_user a, b;
+	struct stream s = { 0 };
+	uint8_t v0 = 0x5a, v1 = 0xa5, got;
+
+	ASSERT_EQ(0, vfio_open(&a, UUID_A));
+	ASSERT_EQ(0, vfio_open(&b, UUID_B));
+	if (feature(a.device, VFIO_DEVICE_FEATURE_GET |
+		    VFIO_DEVICE_FEATURE_MIGRATION, &mf, sizeof(mf)))
+		SKIP(return, "this kernel's mtty has no VFIO migration");
+	ASSERT_EQ(0, uart_scr(a.device, 0, &v0, true));
+	ASSERT_EQ(0, uart_scr(a.device, 1, &v1, true));
+	ASSERT_EQ(0, qemu_save(a.device,
+			       !!(mf.flags & VFIO_MIGRATION_PRE_COPY), &s));
+	EXPECT_EQ(VFIO_DEVICE_STATE_STOP, mig_get(a.device));
+	EXPECT_LT(0, s.len);
+	ASSERT_EQ(0, qemu_resume(b.device, &s));
+	EXPECT_EQ(VFIO_DEVICE_STATE_RUNNING, mig_get(b.device));
+	ASSERT_EQ(0, uart_scr(b.device, 0, &got, false));
+	EXPECT_EQ(v0, got);
+	ASSERT_EQ(0, uart_scr(b.device, 1, &got, false));
+	EXPECT_EQ(v1, got);
+	stream_free(&s);
+	vfio_close(&b);
+	vfio_close(&a);
+}
+
+/* The same client and sequence between two vGPUs, results checked. */
+TEST_F(mig, client_sequence_on_vgpus)
+{
+	struct vfio_user a, b;
+	struct stream s = { 0 };
+
+	ASSERT_EQ(0, vfio_open(&a, UUID_A));
+	ASSERT_EQ(0, vfio_open(&b, UUID_B));
+	ASSERT_EQ(0, write_pages(a.device, 1, 9, 0x30));
+	ASSERT_EQ(0, vgpu_reg_write(a.device, GPUVIRT_VGPU_REG_SCRATCH, 0xc0ffee));
+	ASSERT_EQ(0, qemu_save(a.device, self->pre_copy, &s));
+	ASSERT_EQ(0, qemu_resume(b.device, &s));
+	EXPECT_EQ(0xc0ffee, reg(b.device, GPUVIRT_VGPU_REG_SCRATCH));
+	EXPECT_EQ(1, mig_kv(UUID_B, "resumes"));
+	stream_free(&s);
+	vfio_close(&b);
 	vfio_close(&a);
 }
 
