@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The live migration benchmark: builds the modules and migration_bench,
-# runs bench/migration/run-guest.sh in the test VM (4 GiB of guest memory)
+# runs bench/migration/run-guest.sh in the test VM (5 GiB of guest memory)
 # and prints the "bench:" lines. Every figure is a ratio to something
 # measured in the same run (bench/migration/README.md).
 #
@@ -22,7 +22,7 @@ out=build/$kver/bench-migration
 make -s modules KVER="$kver" >&2
 make -s -C bench/migration >&2
 set +e
-MIGRATION_BENCH_ARGS="$*" selftests/vm-run.sh -k "$kver" -o "$out" -m 4G \
+MIGRATION_BENCH_ARGS="$*" selftests/vm-run.sh -k "$kver" -o "$out" -m 5G \
 	-t 1800 -T 1500 --cmd "MIGRATION_BENCH_ARGS='$*' bench/migration/run-guest.sh" >/dev/null
 rc=$?
 set -e
