@@ -244,8 +244,8 @@ static void vfio_close(struct vfio_user *u)
  * run twice or lost would show (DONE counts completions; a COMPUTE resumed
  * at the wrong step gives another result).
  */
-#define NPKT		24
-#define STEPS		50000	/* 50 ms of modelled engine time each */
+#define NPKT		32
+#define STEPS		100000	/* 100 ms each: work is left at the stop, even on a slow kernel */
 #define RES_OFF		0x100000
 #define FENCE_OFF	0x200000
 #define FILL_OFF	0x400000
@@ -601,7 +601,7 @@ TEST_F(mig, live_migration_carries_the_workload)
 	ASSERT_EQ(0, mig_set(b.device, VFIO_DEVICE_STATE_RUNNING, NULL));
 	EXPECT_EQ(0, mig_kv(UUID_B, "engine_stopped"));
 	ra.device = b.device;
-	EXPECT_EQ(0, vgpu_ring_idle(&ra, 20000));
+	EXPECT_EQ(0, vgpu_ring_idle(&ra, 60000));
 	EXPECT_EQ(0, reg(b.device, GPUVIRT_VGPU_REG_ERROR));
 	EXPECT_EQ(2 * NPKT + 1, reg(b.device, GPUVIRT_VGPU_REG_DONE_LO));
 	EXPECT_EQ(NPKT, reg(b.device, GPUVIRT_VGPU_REG_FENCE));
