@@ -333,8 +333,9 @@ static void *migrator(void *arg)
 			FAIL("set state: %s", strerror(-err));
 			break;
 		}
+		/* small reads: a long window for the reset to land in */
 		do {
-			r = n & 1 ? write(dfd, buf, 100) : read(dfd, buf, sizeof(buf));
+			r = n & 1 ? write(dfd, buf, 100) : read(dfd, buf, 64);
 		} while (r > 0 && !(n & 1));
 		if (r < 0 && errno == ENODEV)
 			mig_dead++;
@@ -367,6 +368,15 @@ static long race_mig_reset(void)
 	if (err) {
 		FAIL("setup: %s", strerror(-err));
 		return 0;
+	}
+	/* 64 pages of VRAM, so that a save has a stream to read */
+	for (err = 0; err < 64; err++) {
+		static const char page[4096] = { 1 };
+
+		if (pwrite(shared.u.device, page, sizeof(page),
+			   VGPU_REGION(VFIO_PCI_BAR2_REGION_INDEX) +
+			   err * 65536) != sizeof(page))
+			FAIL("write VRAM: %s", strerror(errno));
 	}
 	pthread_create(&a, NULL, migrator, NULL);
 	pthread_create(&b, NULL, reset_thread, NULL);
