@@ -212,25 +212,27 @@ static void gpuvirt_migration_track_stop(struct gpuvirt_migration *m)
 	kvfree(d);
 }
 
-/* Set in @map the pages of the slice that are backed; return how many. */
+/*
+ * Set in @map the pages of the slice that are backed; return how many. The
+ * backend's vram_next walks only what is backed, so this costs the pages
+ * written, not the slice.
+ */
 static unsigned long gpuvirt_migration_scan(struct gpuvirt_migration *m,
 					    unsigned long *map)
 {
 	const struct gpuvirt_backend_ops *ops = m->gpu->ops;
-	unsigned long pg, n = 0, npages = m->vram_size >> PAGE_SHIFT;
-	struct page *page;
+	u64 end = m->vram_offset + m->vram_size, off = m->vram_offset;
+	unsigned long n = 0;
 
-	for (pg = 0; pg < npages; pg++) {
-		page = ops->vram_page(m->gpu, m->vram_offset +
-				      ((u64)pg << PAGE_SHIFT), false);
-		if (!(pg & 1023))
-			cond_resched();
-		if (IS_ERR_OR_NULL(page))
-			continue;
-		put_page(page);
+	for (;;) {
+		off = ops->vram_next(m->gpu, off, end);
+		if (off >= end)
+			break;
 		if (map)
-			__set_bit(pg, map);
-		n++;
+			__set_bit((off - m->vram_offset) >> PAGE_SHIFT, map);
+		off += PAGE_SIZE;
+		if (!(++n & 1023))
+			cond_resched();
 	}
 	return n;
 }
