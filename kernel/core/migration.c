@@ -213,9 +213,31 @@ static void gpuvirt_migration_track_stop(struct gpuvirt_migration *m)
 }
 
 /*
- * Set in @map the pages of the slice that are backed; return how many. The
- * backend's vram_next walks only what is backed, so this costs the pages
- * written, not the slice.
+ * Does the backed page at @off read as zero? The backend backs VRAM in
+ * blocks larger than a page, so a block's pages that were never written
+ * are backed and zero: they need no record, as the destination's slice is
+ * zeroed when it enters RESUMING.
+ */
+static bool gpuvirt_migration_page_zero(struct gpuvirt_migration *m, u64 off)
+{
+	struct page *page = m->gpu->ops->vram_page(m->gpu, off, false);
+	bool zero;
+	void *p;
+
+	if (IS_ERR_OR_NULL(page))
+		return !page;
+	p = kmap_local_page(page);
+	zero = !memchr_inv(p, 0, PAGE_SIZE);
+	kunmap_local(p);
+	put_page(page);
+	return zero;
+}
+
+/*
+ * Set in @map the pages of the slice that are backed and not zero; return
+ * how many. The backend's vram_next walks only what is backed, so this
+ * costs the pages written, not the slice. A page written after the scan is
+ * caught by the dirty tracking, which is on before it runs.
  */
 static unsigned long gpuvirt_migration_scan(struct gpuvirt_migration *m,
 					    unsigned long *map)
@@ -228,10 +250,14 @@ static unsigned long gpuvirt_migration_scan(struct gpuvirt_migration *m,
 		off = ops->vram_next(m->gpu, off, end);
 		if (off >= end)
 			break;
-		if (map)
-			__set_bit((off - m->vram_offset) >> PAGE_SHIFT, map);
+		if (!gpuvirt_migration_page_zero(m, off)) {
+			if (map)
+				__set_bit((off - m->vram_offset) >> PAGE_SHIFT,
+					  map);
+			n++;
+		}
 		off += PAGE_SIZE;
-		if (!(++n & 1023))
+		if (!(off & ((1024 << PAGE_SHIFT) - 1)))
 			cond_resched();
 	}
 	return n;

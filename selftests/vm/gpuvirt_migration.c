@@ -449,7 +449,8 @@ TEST_F(mig, stop_copy_stream_is_sparse_and_exact)
 
 	ASSERT_EQ(0, vfio_open(&a, UUID_A));
 	ASSERT_EQ(0, write_pages(a.device, 3, pages, 0x40));
-	ASSERT_EQ(pages, gv_kv_u64(GV_SIM_DEBUGFS "/sim0/vram", "backed_pages"));
+	/* the sim backs whole blocks: more pages are backed than written, */
+	ASSERT_LE(pages, gv_kv_u64(GV_SIM_DEBUGFS "/sim0/vram", "backed_pages"));
 	if (self->pre_copy) {
 		struct vfio_device_feature_mig_data_size ds = { 0 };
 
@@ -462,7 +463,8 @@ TEST_F(mig, stop_copy_stream_is_sparse_and_exact)
 	memcpy(&magic, s.p, 4);
 	EXPECT_EQ(0x4d4c5647, magic);
 	EXPECT_EQ(0, memcmp(s.p + 24, TYPE, strlen(TYPE)));
-	/* the header, a record per written page, the state, the end */
+	/* and the stream holds only those written: the header, a record per
+	 * written page, the state, the end */
 	EXPECT_EQ(HDR_SIZE + pages * (REC_SIZE + PAGE) + REC_SIZE + state_size +
 		  REC_SIZE, s.len);
 	if (self->pre_copy)
