@@ -85,6 +85,13 @@
 #endif
 
 /*
+ * 2026-12: VFIO migration pre-copy (the PRE_COPY states, the precopy info
+ * ioctl and migration_get_data_size) came in v6.2; v6.1 has STOP_COPY and
+ * P2P only. GPUVIRT_HAVE_VFIO_MIG_PRE_COPY gates that code in migration.c.
+ * Probe: vfio_mig_pre_copy.
+ */
+
+/*
  * 2026-12: eventfd_signal() lost its count argument in v6.8; v6.1 takes
  * (ctx, 1). Probe: eventfd_signal_one_arg.
  */

@@ -118,6 +118,12 @@ struct gpuvirt_exec_ctx {
  *	lock held (reset), so it must not call back into the core.
  * @vram_discard: release the backing of [offset, offset + size). The core
  *	calls it only when nothing maps the range any more. May sleep.
+ * @vram_next: the first byte, at or after @offset and below @end, of a
+ *	VRAM page that is backed (that @vram_page with @alloc false would
+ *	return), page-aligned; @end if there is none. A snapshot: pages may
+ *	be backed or discarded meanwhile. Migration walks a vGPU's slice with
+ *	it, so it should cost about the backed pages, not the range. May
+ *	sleep; called with no core lock held but a migration file's.
  * @exec: run @cmd in @ctx from @cmd->done on, for at most about @budget_ns
  *	of modelled engine time (at least one unit of progress, so a budget
  *	smaller than one unit may be overrun by one unit). Stores the engine
@@ -151,6 +157,7 @@ struct gpuvirt_backend_ops {
 				  bool alloc);
 	void (*vram_zero)(struct gpuvirt_gpu *gpu, u64 offset, u64 size);
 	void (*vram_discard)(struct gpuvirt_gpu *gpu, u64 offset, u64 size);
+	u64 (*vram_next)(struct gpuvirt_gpu *gpu, u64 offset, u64 end);
 	int (*exec)(struct gpuvirt_gpu *gpu, const struct gpuvirt_exec_ctx *ctx,
 		    struct gpuvirt_cmd *cmd, u64 budget_ns, u64 *cost_ns);
 	void (*engine_reset)(struct gpuvirt_gpu *gpu, u64 engines);

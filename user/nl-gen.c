@@ -87,6 +87,27 @@ const char *const vgpu_head_attr_names[GPUVIRT_A_VGPU_HEAD_MAX + 1] = {
 	[GPUVIRT_A_VGPU_HEAD_FORMAT] = "format",
 };
 
+const uint8_t vgpu_migration_policy[GPUVIRT_A_VGPU_MIGRATION_MAX + 1] = {
+	[GPUVIRT_A_VGPU_MIGRATION_STATE] = MNL_TYPE_U32,
+	[GPUVIRT_A_VGPU_MIGRATION_SAVES] = MNL_TYPE_U64,
+	[GPUVIRT_A_VGPU_MIGRATION_RESUMES] = MNL_TYPE_U64,
+	[GPUVIRT_A_VGPU_MIGRATION_REFUSED] = MNL_TYPE_U64,
+	[GPUVIRT_A_VGPU_MIGRATION_BYTES_SAVED] = MNL_TYPE_U64,
+	[GPUVIRT_A_VGPU_MIGRATION_BYTES_RESUMED] = MNL_TYPE_U64,
+	[GPUVIRT_A_VGPU_MIGRATION_LAST_STOP_COPY_NS] = MNL_TYPE_U64,
+};
+
+const char *const vgpu_migration_attr_names[GPUVIRT_A_VGPU_MIGRATION_MAX + 1] = {
+	[GPUVIRT_A_VGPU_MIGRATION_STATE] = "state",
+	[GPUVIRT_A_VGPU_MIGRATION_SAVES] = "saves",
+	[GPUVIRT_A_VGPU_MIGRATION_RESUMES] = "resumes",
+	[GPUVIRT_A_VGPU_MIGRATION_REFUSED] = "refused",
+	[GPUVIRT_A_VGPU_MIGRATION_BYTES_SAVED] = "bytes-saved",
+	[GPUVIRT_A_VGPU_MIGRATION_BYTES_RESUMED] = "bytes-resumed",
+	[GPUVIRT_A_VGPU_MIGRATION_LAST_STOP_COPY_NS] = "last-stop-copy-ns",
+	[GPUVIRT_A_VGPU_MIGRATION_PAD] = "pad",
+};
+
 const uint8_t vgpu_policy[GPUVIRT_A_VGPU_MAX + 1] = {
 	[GPUVIRT_A_VGPU_UUID] = MNL_TYPE_NUL_STRING,
 	[GPUVIRT_A_VGPU_GPU_ID] = MNL_TYPE_U32,
@@ -103,6 +124,7 @@ const uint8_t vgpu_policy[GPUVIRT_A_VGPU_MAX + 1] = {
 	[GPUVIRT_A_VGPU_FRAME_RATE_LIMITER] = MNL_TYPE_U8,
 	[GPUVIRT_A_VGPU_HEADS] = MNL_TYPE_U32,
 	[GPUVIRT_A_VGPU_HEAD] = MNL_TYPE_NESTED,
+	[GPUVIRT_A_VGPU_MIGRATION] = MNL_TYPE_NESTED,
 };
 
 const char *const vgpu_attr_names[GPUVIRT_A_VGPU_MAX + 1] = {
@@ -122,6 +144,7 @@ const char *const vgpu_attr_names[GPUVIRT_A_VGPU_MAX + 1] = {
 	[GPUVIRT_A_VGPU_FRAME_RATE_LIMITER] = "frame-rate-limiter",
 	[GPUVIRT_A_VGPU_HEADS] = "heads",
 	[GPUVIRT_A_VGPU_HEAD] = "head",
+	[GPUVIRT_A_VGPU_MIGRATION] = "migration",
 };
 
 const uint8_t sched_policy[GPUVIRT_A_SCHED_MAX + 1] = {
@@ -264,5 +287,17 @@ const struct arg_enum sched_policy_names[5] = {
 	{ "equal-share", GPUVIRT_SCHED_POLICY_EQUAL_SHARE },
 	{ "fixed-share", GPUVIRT_SCHED_POLICY_FIXED_SHARE },
 	{ "weighted", GPUVIRT_SCHED_POLICY_WEIGHTED },
+	{ .name = NULL },
+};
+
+const struct arg_enum migration_state_names[9] = {
+	{ "error", GPUVIRT_MIGRATION_STATE_ERROR },
+	{ "stop", GPUVIRT_MIGRATION_STATE_STOP },
+	{ "running", GPUVIRT_MIGRATION_STATE_RUNNING },
+	{ "stop-copy", GPUVIRT_MIGRATION_STATE_STOP_COPY },
+	{ "resuming", GPUVIRT_MIGRATION_STATE_RESUMING },
+	{ "running-p2p", GPUVIRT_MIGRATION_STATE_RUNNING_P2P },
+	{ "pre-copy", GPUVIRT_MIGRATION_STATE_PRE_COPY },
+	{ "pre-copy-p2p", GPUVIRT_MIGRATION_STATE_PRE_COPY_P2P },
 	{ .name = NULL },
 };

@@ -37,6 +37,12 @@ extern const char *const vgpu_head_attr_names[GPUVIRT_A_VGPU_HEAD_MAX + 1];
 	{ .names = vgpu_head_attr_names, .max = GPUVIRT_A_VGPU_HEAD_MAX, \
 	  .keywords = (kw) }
 
+extern const uint8_t vgpu_migration_policy[GPUVIRT_A_VGPU_MIGRATION_MAX + 1];
+extern const char *const vgpu_migration_attr_names[GPUVIRT_A_VGPU_MIGRATION_MAX + 1];
+#define VGPU_MIGRATION_ATTR_NAMES(kw) \
+	{ .names = vgpu_migration_attr_names, .max = GPUVIRT_A_VGPU_MIGRATION_MAX, \
+	  .keywords = (kw) }
+
 extern const uint8_t vgpu_policy[GPUVIRT_A_VGPU_MAX + 1];
 extern const char *const vgpu_attr_names[GPUVIRT_A_VGPU_MAX + 1];
 #define VGPU_ATTR_NAMES(kw) \
@@ -71,5 +77,6 @@ extern const char *const pt_attr_names[GPUVIRT_A_PT_MAX + 1];
 extern const struct arg_enum gpu_mode_names[3];
 extern const struct arg_enum vgpu_mode_names[3];
 extern const struct arg_enum sched_policy_names[5];
+extern const struct arg_enum migration_state_names[9];
 
 #endif /* GPUVIRTCTL_NL_GEN_H */

@@ -149,6 +149,49 @@ static int head_print(const struct nlattr *nest)
 	return 0;
 }
 
+/* Live migration: its state and counters, an object in JSON. */
+static int migration_print(const struct nlattr *nest)
+{
+	const struct nlattr *tb[GPUVIRT_A_VGPU_MIGRATION_MAX + 1];
+	static const struct {
+		unsigned int attr;
+		const char *key;
+		enum { MIG_COUNT, MIG_BYTES, MIG_TIME } kind;
+	} ctrs[] = {
+		{ GPUVIRT_A_VGPU_MIGRATION_SAVES, "saves", MIG_COUNT },
+		{ GPUVIRT_A_VGPU_MIGRATION_RESUMES, "resumes", MIG_COUNT },
+		{ GPUVIRT_A_VGPU_MIGRATION_REFUSED, "refused", MIG_COUNT },
+		{ GPUVIRT_A_VGPU_MIGRATION_BYTES_SAVED, "bytes-saved", MIG_BYTES },
+		{ GPUVIRT_A_VGPU_MIGRATION_BYTES_RESUMED, "bytes-resumed", MIG_BYTES },
+		{ GPUVIRT_A_VGPU_MIGRATION_LAST_STOP_COPY_NS, "last-stop-copy",
+		  MIG_TIME },
+	};
+	unsigned int i;
+	uint64_t v;
+
+	if (nl_parse_nested(nest, vgpu_migration_policy,
+			    GPUVIRT_A_VGPU_MIGRATION_MAX, tb))
+		return -EINVAL;
+
+	pr_open_object("migration");
+	if (tb[GPUVIRT_A_VGPU_MIGRATION_STATE])
+		pr_enum("state", "migration", migration_state_names,
+			mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_MIGRATION_STATE]));
+	for (i = 0; i < sizeof(ctrs) / sizeof(ctrs[0]); i++) {
+		if (!tb[ctrs[i].attr])
+			continue;
+		v = mnl_attr_get_u64(tb[ctrs[i].attr]);
+		if (ctrs[i].kind == MIG_BYTES)
+			pr_size(ctrs[i].key, NULL, v);
+		else if (ctrs[i].kind == MIG_TIME)
+			pr_time(ctrs[i].key, NULL, v);
+		else
+			pr_uint(ctrs[i].key, NULL, v);
+	}
+	pr_close_object();
+	return 0;
+}
+
 /* The display: the limiter, the heads offered and those that are on. */
 static int display_print(const struct nlmsghdr *nlh,
 			 const struct nlattr *const *tb)
@@ -218,6 +261,9 @@ int vgpu_print(const struct nlmsghdr *nlh)
 	if (display_print(nlh, tb))
 		goto err_malformed;
 	if (tb[GPUVIRT_A_VGPU_STATS] && stats_print(tb[GPUVIRT_A_VGPU_STATS]))
+		goto err_malformed;
+	if (tb[GPUVIRT_A_VGPU_MIGRATION] &&
+	    migration_print(tb[GPUVIRT_A_VGPU_MIGRATION]))
 		goto err_malformed;
 	return 0;
 

@@ -97,6 +97,33 @@ static int gpuvirt_debugfs_vgpu_sched_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(gpuvirt_debugfs_vgpu_sched);
 
+/* The vGPU's migration state, counters, and whether its engine is held. */
+static int gpuvirt_debugfs_vgpu_migration_show(struct seq_file *m, void *v)
+{
+	struct gpuvirt_vgpu *vgpu = m->private;
+	struct gpuvirt_migration_stats st;
+	bool stopped, tracking;
+
+	gpuvirt_migration_get(&vgpu->mig, &st);
+	mutex_lock(&vgpu->lock);
+	stopped = vgpu->mig_stopped;
+	mutex_unlock(&vgpu->lock);
+	spin_lock(&vgpu->mig.dirty_lock);
+	tracking = vgpu->mig.dirty;
+	spin_unlock(&vgpu->mig.dirty_lock);
+	seq_printf(m, "state: %s\n", gpuvirt_migration_state_name(st.state));
+	seq_printf(m, "engine_stopped: %d\n", stopped);
+	seq_printf(m, "tracking: %d\n", tracking);
+	seq_printf(m, "saves: %llu\n", st.saves);
+	seq_printf(m, "resumes: %llu\n", st.resumes);
+	seq_printf(m, "refused: %llu\n", st.refused);
+	seq_printf(m, "bytes_saved: %llu\n", st.bytes_saved);
+	seq_printf(m, "bytes_resumed: %llu\n", st.bytes_resumed);
+	seq_printf(m, "last_stop_copy_ns: %llu\n", st.last_stop_copy_ns);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(gpuvirt_debugfs_vgpu_migration);
+
 /* The GPU's scheduler and the directory of its vGPUs. */
 void gpuvirt_debugfs_mdev_add(struct gpuvirt_mdev_parent *mp)
 {
@@ -122,6 +149,8 @@ void gpuvirt_debugfs_vgpu_add(struct gpuvirt_vgpu *vgpu)
 					   vgpu->mp->debugfs_vgpus);
 	debugfs_create_file("sched", 0400, vgpu->debugfs, vgpu,
 			    &gpuvirt_debugfs_vgpu_sched_fops);
+	debugfs_create_file("migration", 0400, vgpu->debugfs, vgpu,
+			    &gpuvirt_debugfs_vgpu_migration_fops);
 }
 
 void gpuvirt_debugfs_vgpu_del(struct gpuvirt_vgpu *vgpu)

@@ -286,6 +286,145 @@ static void gpuvirt_display_commit(struct gpuvirt_vgpu *vgpu,
 		gpuvirt_display_zap(vgpu);	/* the plane may have moved */
 }
 
+/* Migration ------------------------------------------------------------- */
+
+static void gpuvirt_display_mode_save(struct gpuvirt_display_saved_mode *out,
+				      const struct gpuvirt_display_mode *m)
+{
+	out->base = cpu_to_le64(m->base);
+	out->width = cpu_to_le32(m->width);
+	out->height = cpu_to_le32(m->height);
+	out->stride = cpu_to_le32(m->stride);
+	out->format = cpu_to_le32(m->format);
+}
+
+static void gpuvirt_display_mode_load(struct gpuvirt_display_mode *m,
+				      const struct gpuvirt_display_saved_mode *in)
+{
+	m->base = le64_to_cpu(in->base);
+	m->width = le32_to_cpu(in->width);
+	m->height = le32_to_cpu(in->height);
+	m->stride = le32_to_cpu(in->stride);
+	m->format = le32_to_cpu(in->format);
+}
+
+/**
+ * gpuvirt_display_save() - the heads, for a migration stream
+ * @vgpu: the vGPU; its lock is held
+ * @sv: filled in
+ *
+ * A flip whose vblank has passed is shown first; the vblank counter is
+ * saved as a count, since the destination's clock is another.
+ */
+void gpuvirt_display_save(struct gpuvirt_vgpu *vgpu,
+			  struct gpuvirt_display_saved *sv)
+{
+	struct gpuvirt_display *d = to_disp(vgpu);
+	unsigned int i;
+
+	lockdep_assert_held(&vgpu->lock);
+	for (i = 0; i < GPUVIRT_VGPU_HEADS_MAX; i++) {
+		struct gpuvirt_display_head *h = &d->st.heads[i];
+		struct gpuvirt_display_saved_head *o = &sv->heads[i];
+
+		gpuvirt_display_settle(vgpu, h);
+		gpuvirt_display_mode_save(&o->staged, &h->staged);
+		gpuvirt_display_mode_save(&o->active, &h->active);
+		gpuvirt_display_mode_save(&o->pending, &h->pending);
+		o->control = cpu_to_le32(h->control);
+		o->error = cpu_to_le32(h->error);
+		o->vblanks = cpu_to_le32(gpuvirt_display_vblanks(d, h));
+		o->flip_pending = cpu_to_le32(h->flip_pending);
+		o->flips = cpu_to_le32(h->flips);
+		o->reserved = 0;
+		o->commits = cpu_to_le64(h->commits);
+	}
+}
+
+/**
+ * gpuvirt_display_load_check() - can this vGPU take the saved heads?
+ * @vgpu: the destination vGPU
+ * @sv: the heads of a stream
+ *
+ * Each head that is on must be one the type offers, and its mode (and a
+ * waiting flip's) must pass the checks a commit passes here: no stream can
+ * make a head scan out past the slice.
+ *
+ * Return: NULL, or why not.
+ */
+const char *gpuvirt_display_load_check(struct gpuvirt_vgpu *vgpu,
+				       const struct gpuvirt_display_saved *sv)
+{
+	const u32 ctrl = GPUVIRT_VGPU_HEAD_CTRL_ENABLE |
+			 GPUVIRT_VGPU_HEAD_CTRL_VBLANK_IRQ;
+	struct gpuvirt_display_mode m;
+	unsigned int i;
+
+	for (i = 0; i < GPUVIRT_VGPU_HEADS_MAX; i++) {
+		const struct gpuvirt_display_saved_head *o = &sv->heads[i];
+		u32 control = le32_to_cpu(o->control);
+		u32 pending = le32_to_cpu(o->flip_pending);
+
+		if (control & ~ctrl || pending > 1 || o->reserved ||
+		    le32_to_cpu(o->error) > GPUVIRT_VGPU_DERR_ALIGN)
+			return "display head register out of range";
+		if (!(control & GPUVIRT_VGPU_HEAD_CTRL_ENABLE)) {
+			if (pending)
+				return "display flip on a head that is off";
+			continue;
+		}
+		gpuvirt_display_mode_load(&m, &o->active);
+		if (gpuvirt_display_check(vgpu, i, &m))
+			return "display mode the vGPU cannot scan out";
+		gpuvirt_display_mode_load(&m, &o->pending);
+		if (pending && gpuvirt_display_check(vgpu, i, &m))
+			return "display flip the vGPU cannot scan out";
+	}
+	return NULL;
+}
+
+/**
+ * gpuvirt_display_load() - take the heads of a stream
+ * @vgpu: the vGPU; its lock is held
+ * @sv: the heads, which gpuvirt_display_load_check() accepted
+ *
+ * The vblank counters go on from the saved counts at this vGPU's clock; a
+ * waiting flip shows from the next vblank. Mappings of the display region
+ * fault in again from the new plane.
+ */
+void gpuvirt_display_load(struct gpuvirt_vgpu *vgpu,
+			  const struct gpuvirt_display_saved *sv)
+{
+	struct gpuvirt_display *d = to_disp(vgpu);
+	u64 now = ktime_get_ns();
+	unsigned int i;
+
+	lockdep_assert_held(&vgpu->lock);
+	for (i = 0; i < GPUVIRT_VGPU_HEADS_MAX; i++) {
+		const struct gpuvirt_display_saved_head *o = &sv->heads[i];
+		struct gpuvirt_display_head *h = &d->st.heads[i];
+
+		memset(h, 0, sizeof(*h));
+		gpuvirt_display_mode_load(&h->staged, &o->staged);
+		gpuvirt_display_mode_load(&h->active, &o->active);
+		gpuvirt_display_mode_load(&h->pending, &o->pending);
+		h->control = le32_to_cpu(o->control);
+		h->error = le32_to_cpu(o->error);
+		h->vblank_base = le32_to_cpu(o->vblanks);
+		h->vblank_epoch_ns = now;
+		h->flips = le32_to_cpu(o->flips);
+		h->commits = le64_to_cpu(o->commits);
+		h->flip_pending = le32_to_cpu(o->flip_pending);
+		if (h->flip_pending)
+			h->flip_due_ns = gpuvirt_display_next_vblank(d, h);
+		gpuvirt_display_publish(d, i);
+	}
+	gpuvirt_display_zap(vgpu);
+	if (gpuvirt_display_wants_irq(d))
+		schedule_delayed_work(&d->vblank_work,
+				      gpuvirt_display_period(d));
+}
+
 /* The head and register a BAR0 offset names, false if not a head's. */
 static bool gpuvirt_display_head_reg(unsigned int reg, unsigned int *head,
 				     unsigned int *r)

@@ -87,6 +87,58 @@ struct gpuvirt_display_summary {
 };
 
 /**
+ * struct gpuvirt_display_saved_mode - a mode in a migration stream
+ * @base: scanout offset in the slice
+ * @width: pixels
+ * @height: lines
+ * @stride: bytes from one line to the next
+ * @format: GPUVIRT_VGPU_FMT_*
+ */
+struct gpuvirt_display_saved_mode {
+	__le64 base;
+	__le32 width;
+	__le32 height;
+	__le32 stride;
+	__le32 format;
+};
+
+/**
+ * struct gpuvirt_display_saved_head - one head in a migration stream
+ * @staged: the mode registers as the guest last wrote them
+ * @active: the mode scanned out, while @control enables the head
+ * @pending: a flip waiting for its vblank, while @flip_pending
+ * @control: HEAD_CONTROL
+ * @error: HEAD_ERROR
+ * @vblanks: the vblank counter when saved; it goes on from there
+ * @flip_pending: 1 while @pending waits; it shows from the destination's
+ *	next vblank
+ * @flips: HEAD_FLIPS
+ * @reserved: zero
+ * @commits: commits accepted
+ */
+struct gpuvirt_display_saved_head {
+	struct gpuvirt_display_saved_mode staged;
+	struct gpuvirt_display_saved_mode active;
+	struct gpuvirt_display_saved_mode pending;
+	__le32 control;
+	__le32 error;
+	__le32 vblanks;
+	__le32 flip_pending;
+	__le32 flips;
+	__le32 reserved;
+	__le64 commits;
+};
+
+/**
+ * struct gpuvirt_display_saved - the display's part of a migration stream:
+ * every head register block, offered or not
+ * @heads: the heads
+ */
+struct gpuvirt_display_saved {
+	struct gpuvirt_display_saved_head heads[GPUVIRT_VGPU_HEADS_MAX];
+};
+
+/**
  * struct gpuvirt_display - a vGPU's display
  * @st: the guest-visible state; under the vGPU's lock
  * @heads: heads the type offers (profile num_heads); fixed from init
@@ -125,6 +177,12 @@ struct gpuvirt_display {
 
 /* Hooks called from vgpu.c. */
 void gpuvirt_display_init(struct gpuvirt_vgpu *vgpu);
+void gpuvirt_display_save(struct gpuvirt_vgpu *vgpu,
+			  struct gpuvirt_display_saved *sv);
+const char *gpuvirt_display_load_check(struct gpuvirt_vgpu *vgpu,
+				       const struct gpuvirt_display_saved *sv);
+void gpuvirt_display_load(struct gpuvirt_vgpu *vgpu,
+			  const struct gpuvirt_display_saved *sv);
 void gpuvirt_display_reset(struct gpuvirt_vgpu *vgpu);
 void gpuvirt_display_stop(struct gpuvirt_vgpu *vgpu);
 void gpuvirt_display_debugfs_add(struct gpuvirt_vgpu *vgpu);

@@ -276,7 +276,35 @@ static bool gpuvirt_engine_has_work(struct gpuvirt_vgpu *vgpu)
 {
 	struct gpuvirt_vgpu_ring *r = &vgpu->ring;
 
-	return !vgpu->detached && r->size && !r->error && r->head != r->tail;
+	return !vgpu->detached && !vgpu->mig_stopped && r->size && !r->error &&
+	       r->head != r->tail;
+}
+
+/*
+ * Tell migration which VRAM the command may have written so far: all of
+ * its destination for FILL and COPY, which write as they go; WRITE and
+ * COMPUTE write once, when they complete (@ret 1).
+ */
+static void gpuvirt_engine_dirty(struct gpuvirt_vgpu *vgpu, int ret)
+{
+	const struct gpuvirt_cmd *cmd = &vgpu->ring.cmd;
+
+	switch (cmd->op) {
+	case GPUVIRT_CMD_WRITE:
+		if (ret == 1)
+			gpuvirt_migration_dirty(&vgpu->mig, cmd->dst, cmd->len);
+		break;
+	case GPUVIRT_CMD_FILL:
+	case GPUVIRT_CMD_COPY:
+		gpuvirt_migration_dirty(&vgpu->mig, cmd->dst, cmd->len);
+		break;
+	case GPUVIRT_CMD_COMPUTE:
+		if (ret == 1)
+			gpuvirt_migration_dirty(&vgpu->mig, cmd->dst, 8);
+		break;
+	default:
+		break;
+	}
 }
 
 /*
@@ -313,6 +341,7 @@ static bool gpuvirt_engine_step(struct gpuvirt_vgpu *vgpu, u64 budget_ns,
 	}
 
 	ret = gpu->ops->exec(gpu, &ctx, &r->cmd, budget_ns, &used);
+	gpuvirt_engine_dirty(vgpu, ret);
 	*cost += used;
 	r->busy_ns += used;
 	if (ret < 0) {

@@ -157,6 +157,8 @@ static const char *gpuvirt_gpu_missing_op(const struct gpuvirt_backend_ops *ops)
 		return "vram_zero";
 	if (!ops->vram_discard)
 		return "vram_discard";
+	if (!ops->vram_next)
+		return "vram_next";
 	if (!ops->exec)
 		return "exec";
 	if (!ops->engine_reset)

@@ -728,6 +728,38 @@ static int gpuvirt_nl_vgpu_display_put(struct sk_buff *skb,
 	return 0;
 }
 
+/* Live migration: the state and the counters. */
+static int gpuvirt_nl_vgpu_migration_put(struct sk_buff *skb,
+					 struct gpuvirt_migration *mig)
+{
+	struct gpuvirt_migration_stats st;
+	struct nlattr *nest;
+
+	gpuvirt_migration_get(mig, &st);
+	nest = nla_nest_start(skb, GPUVIRT_A_VGPU_MIGRATION);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, GPUVIRT_A_VGPU_MIGRATION_STATE, st.state) ||
+	    nla_put_u64_64bit(skb, GPUVIRT_A_VGPU_MIGRATION_SAVES, st.saves,
+			      GPUVIRT_A_VGPU_MIGRATION_PAD) ||
+	    nla_put_u64_64bit(skb, GPUVIRT_A_VGPU_MIGRATION_RESUMES, st.resumes,
+			      GPUVIRT_A_VGPU_MIGRATION_PAD) ||
+	    nla_put_u64_64bit(skb, GPUVIRT_A_VGPU_MIGRATION_REFUSED, st.refused,
+			      GPUVIRT_A_VGPU_MIGRATION_PAD) ||
+	    nla_put_u64_64bit(skb, GPUVIRT_A_VGPU_MIGRATION_BYTES_SAVED,
+			      st.bytes_saved, GPUVIRT_A_VGPU_MIGRATION_PAD) ||
+	    nla_put_u64_64bit(skb, GPUVIRT_A_VGPU_MIGRATION_BYTES_RESUMED,
+			      st.bytes_resumed, GPUVIRT_A_VGPU_MIGRATION_PAD) ||
+	    nla_put_u64_64bit(skb, GPUVIRT_A_VGPU_MIGRATION_LAST_STOP_COPY_NS,
+			      st.last_stop_copy_ns,
+			      GPUVIRT_A_VGPU_MIGRATION_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 /* Put a vGPU; the GPU's sched lock held keeps it in its slot. */
 static int gpuvirt_nl_vgpu_fill_locked(struct sk_buff *skb,
 				       struct gpuvirt_vgpu *vgpu,
@@ -755,7 +787,8 @@ static int gpuvirt_nl_vgpu_fill_locked(struct sk_buff *skb,
 	    nla_put_u32(skb, GPUVIRT_A_VGPU_CTX, vgpu->mp->ctx_base + vgpu->slot) ||
 	    gpuvirt_nl_put_gi(skb, GPUVIRT_A_VGPU_GI_ID, vgpu->mp) ||
 	    gpuvirt_nl_vgpu_display_put(skb, vgpu) ||
-	    gpuvirt_nl_vgpu_stats_put(skb, &vgpu->stats)) {
+	    gpuvirt_nl_vgpu_stats_put(skb, &vgpu->stats) ||
+	    gpuvirt_nl_vgpu_migration_put(skb, &vgpu->mig)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -491,6 +491,8 @@ static int gpuvirt_vgpu_vram_xfer(struct gpuvirt_vgpu *vgpu, u64 off,
 		memcpy(buf, p + offset_in_page(off), n);
 	kunmap_local(p);
 	put_page(page);
+	if (write)
+		gpuvirt_migration_dirty(&vgpu->mig, off, n);
 out:
 	up_read(&vgpu->memory_lock);
 	return err;
@@ -618,6 +620,8 @@ static int gpuvirt_vgpu_map_page(struct gpuvirt_vgpu *vgpu,
 		return -ENOSPC;
 	if (!page)
 		return -ENOENT;
+	/* a mapping may be written without another fault: count it written */
+	gpuvirt_migration_dirty(&vgpu->mig, (u64)pg << PAGE_SHIFT, PAGE_SIZE);
 	err = vm_insert_page(vma, addr, page);
 	put_page(page);		/* the mapping holds its own reference */
 	return err;
@@ -1008,7 +1012,8 @@ static long gpuvirt_vgpu_ioctl(struct vfio_device *vdev, unsigned int cmd,
 	case VFIO_DEVICE_SET_IRQS:
 		return gpuvirt_vgpu_set_irqs(vgpu, arg);
 	case VFIO_DEVICE_RESET:
-		gpuvirt_vgpu_reset_locked(vgpu);
+		/* ends any migration too, as the uAPI wants */
+		gpuvirt_migration_reset(&vgpu->mig);
 		return 0;
 	case VFIO_DEVICE_QUERY_GFX_PLANE:	/* display hook */
 		return gpuvirt_display_query_plane(vgpu, arg);
@@ -1029,6 +1034,7 @@ static void gpuvirt_vgpu_close(struct vfio_device *vdev)
 {
 	struct gpuvirt_vgpu *vgpu = to_vgpu(vdev);
 
+	gpuvirt_migration_close(&vgpu->mig);
 	gpuvirt_sched_detach(vgpu);
 	gpuvirt_display_stop(vgpu);	/* display hook: before the lock */
 	mutex_lock(&vgpu->lock);
@@ -1063,6 +1069,298 @@ static void gpuvirt_vgpu_request(struct vfio_device *vdev, unsigned int count)
 	}
 	mutex_unlock(&vgpu->lock);
 }
+
+/*
+ * Migration: the device's side (migration.c has the state machine and the
+ * stream). What travels besides VRAM is struct gpuvirt_vgpu_saved: config
+ * space, the BAR0 registers, pending interrupt causes, the ring and the
+ * packet in progress with its progress. Scheduler settings and telemetry
+ * stay with the host.
+ */
+
+/**
+ * struct gpuvirt_vgpu_saved - the device state in a migration stream
+ * @cfg: config space; only the bits the guest may write are taken
+ * @scratch: SCRATCH
+ * @irq_status: IRQ_STATUS
+ * @ring_size: RING_SIZE
+ * @ring_head: RING_HEAD
+ * @ring_tail: RING_TAIL
+ * @ring_fence: FENCE
+ * @ring_error: ERROR
+ * @ring_error_head: ERROR_HEAD
+ * @cmd_active: a packet is in progress at RING_HEAD
+ * @cmd_dwords: its length
+ * @cmd_header: its header dword
+ * @cmd_seqno: FENCE: its seqno
+ * @cmd_op: its command: enum gpuvirt_cmd_op
+ * @reserved: zero
+ * @ring_base: RING_BASE
+ * @ring_done: DONE
+ * @ring_busy_ns: modelled engine time used
+ * @cmd_dst: the command's destination
+ * @cmd_src: its source
+ * @cmd_len: its length
+ * @cmd_value: its immediate
+ * @cmd_done: its progress
+ * @cmd_state: the backend's progress state
+ */
+struct gpuvirt_vgpu_saved {
+	u8 cfg[GPUVIRT_VGPU_CFG_SIZE];
+	__le32 scratch;
+	__le32 irq_status;
+	__le32 ring_size;
+	__le32 ring_head;
+	__le32 ring_tail;
+	__le32 ring_fence;
+	__le32 ring_error;
+	__le32 ring_error_head;
+	__le32 cmd_active;
+	__le32 cmd_dwords;
+	__le32 cmd_header;
+	__le32 cmd_seqno;
+	__le32 cmd_op;
+	__le32 reserved;
+	__le64 ring_base;
+	__le64 ring_done;
+	__le64 ring_busy_ns;
+	__le64 cmd_dst;
+	__le64 cmd_src;
+	__le64 cmd_len;
+	__le64 cmd_value;
+	__le64 cmd_done;
+	__le64 cmd_state;
+	struct gpuvirt_display_saved display;
+};
+
+static struct gpuvirt_vgpu *mig_to_vgpu(struct gpuvirt_migration *m)
+{
+	return container_of(m, struct gpuvirt_vgpu, mig);
+}
+
+/*
+ * The engine runs a vGPU's ring one chunk at a time under its lock, and
+ * looks at mig_stopped before each: once the flag is set under the lock,
+ * no chunk runs, and the one that ran last ended at a boundary.
+ */
+static void gpuvirt_vgpu_mig_stop(struct gpuvirt_migration *m, bool stop)
+{
+	struct gpuvirt_vgpu *vgpu = mig_to_vgpu(m);
+
+	mutex_lock(&vgpu->lock);
+	vgpu->mig_stopped = stop;
+	gpuvirt_sched_kick(vgpu);
+	mutex_unlock(&vgpu->lock);
+}
+
+static void gpuvirt_vgpu_mig_save(struct gpuvirt_migration *m, void *buf)
+{
+	struct gpuvirt_vgpu *vgpu = mig_to_vgpu(m);
+	struct gpuvirt_vgpu_ring *r = &vgpu->ring;
+	struct gpuvirt_vgpu_saved *sv = buf;
+
+	memset(sv, 0, sizeof(*sv));
+	mutex_lock(&vgpu->lock);
+	memcpy(sv->cfg, vgpu->cfg, sizeof(sv->cfg));
+	sv->scratch = cpu_to_le32(vgpu->scratch);
+	sv->irq_status = cpu_to_le32(vgpu->irq_status);
+	sv->ring_size = cpu_to_le32(r->size);
+	sv->ring_head = cpu_to_le32(r->head);
+	sv->ring_tail = cpu_to_le32(r->tail);
+	sv->ring_fence = cpu_to_le32(r->fence);
+	sv->ring_error = cpu_to_le32(r->error);
+	sv->ring_error_head = cpu_to_le32(r->error_head);
+	sv->ring_base = cpu_to_le64(r->base);
+	sv->ring_done = cpu_to_le64(r->done);
+	sv->ring_busy_ns = cpu_to_le64(r->busy_ns);
+	if (r->cmd_active) {
+		sv->cmd_active = cpu_to_le32(1);
+		sv->cmd_dwords = cpu_to_le32(r->cmd_dwords);
+		sv->cmd_header = cpu_to_le32(r->cmd_header);
+		sv->cmd_seqno = cpu_to_le32(r->cmd_seqno);
+		sv->cmd_op = cpu_to_le32(r->cmd.op);
+		sv->cmd_dst = cpu_to_le64(r->cmd.dst);
+		sv->cmd_src = cpu_to_le64(r->cmd.src);
+		sv->cmd_len = cpu_to_le64(r->cmd.len);
+		sv->cmd_value = cpu_to_le64(r->cmd.value);
+		sv->cmd_done = cpu_to_le64(r->cmd.done);
+		sv->cmd_state = cpu_to_le64(r->cmd.state);
+	}
+	gpuvirt_display_save(vgpu, &sv->display);
+	mutex_unlock(&vgpu->lock);
+}
+
+static int gpuvirt_vgpu_mig_refuse(struct gpuvirt_vgpu *vgpu, const char *what)
+{
+	dev_notice_ratelimited(vgpu->vdev.dev,
+			       "migration stream refused: device state: %s\n",
+			       what);
+	return -EINVAL;
+}
+
+/* Check the ring and packet in @r as the doorbell and the decoder would. */
+static const char *gpuvirt_vgpu_mig_check(struct gpuvirt_vgpu *vgpu,
+					  const struct gpuvirt_vgpu_ring *r)
+{
+	const struct gpuvirt_cmd *c = &r->cmd;
+	u64 len;
+
+	if (r->error > GPUVIRT_VGPU_ERR_HANG)
+		return "unknown ring error";
+	if (!r->size)
+		return r->head || r->tail || r->cmd_active ?
+		       "ring off with work" : NULL;
+	if (!is_power_of_2(r->size) || r->size < GPUVIRT_VGPU_RING_SIZE_MIN ||
+	    r->size > GPUVIRT_VGPU_RING_SIZE_MAX || (r->base & 0xfff) ||
+	    r->size > vgpu->vram_size || r->base > vgpu->vram_size - r->size)
+		return "ring outside the slice";
+	if (r->head >= r->size || r->tail >= r->size || ((r->head | r->tail) & 3))
+		return "ring head or tail out of range";
+	if (!r->cmd_active)
+		return NULL;
+	if (!r->cmd_dwords || r->cmd_dwords > 8 || c->done > c->len)
+		return "packet in progress out of range";
+	len = c->op == GPUVIRT_CMD_COMPUTE ? 8 : c->len;
+	switch (c->op) {
+	case GPUVIRT_CMD_NOP:
+		return NULL;
+	case GPUVIRT_CMD_COPY:
+		if (c->len > vgpu->vram_size || c->src > vgpu->vram_size - c->len)
+			return "packet in progress outside the slice";
+		fallthrough;
+	case GPUVIRT_CMD_WRITE:
+	case GPUVIRT_CMD_FILL:
+	case GPUVIRT_CMD_COMPUTE:
+		if (c->op == GPUVIRT_CMD_COMPUTE &&
+		    c->len > GPUVIRT_VGPU_COMPUTE_MAX_US)
+			return "packet in progress out of range";
+		if (len > vgpu->vram_size || c->dst > vgpu->vram_size - len)
+			return "packet in progress outside the slice";
+		return NULL;
+	default:
+		return "unknown command in progress";
+	}
+}
+
+static int gpuvirt_vgpu_mig_load(struct gpuvirt_migration *m, const void *buf)
+{
+	struct gpuvirt_vgpu *vgpu = mig_to_vgpu(m);
+	const struct gpuvirt_vgpu_saved *sv = buf;
+	struct gpuvirt_vgpu_ring r = {};
+	const char *bad;
+	unsigned int i;
+
+	r.size = le32_to_cpu(sv->ring_size);
+	r.head = le32_to_cpu(sv->ring_head);
+	r.tail = le32_to_cpu(sv->ring_tail);
+	r.fence = le32_to_cpu(sv->ring_fence);
+	r.error = le32_to_cpu(sv->ring_error);
+	r.error_head = le32_to_cpu(sv->ring_error_head);
+	r.base = le64_to_cpu(sv->ring_base);
+	r.done = le64_to_cpu(sv->ring_done);
+	r.busy_ns = le64_to_cpu(sv->ring_busy_ns);
+	r.cmd_active = le32_to_cpu(sv->cmd_active);
+	if (r.cmd_active) {
+		r.cmd_dwords = le32_to_cpu(sv->cmd_dwords);
+		r.cmd_header = le32_to_cpu(sv->cmd_header);
+		r.cmd_seqno = le32_to_cpu(sv->cmd_seqno);
+		r.cmd.op = le32_to_cpu(sv->cmd_op);
+		r.cmd.dst = le64_to_cpu(sv->cmd_dst);
+		r.cmd.src = le64_to_cpu(sv->cmd_src);
+		r.cmd.len = le64_to_cpu(sv->cmd_len);
+		r.cmd.value = le64_to_cpu(sv->cmd_value);
+		r.cmd.done = le64_to_cpu(sv->cmd_done);
+		r.cmd.state = le64_to_cpu(sv->cmd_state);
+	}
+	if (le32_to_cpu(sv->cmd_active) > 1 || sv->reserved)
+		return gpuvirt_vgpu_mig_refuse(vgpu, "reserved fields set");
+	bad = gpuvirt_vgpu_mig_check(vgpu, &r);
+	if (!bad)
+		bad = gpuvirt_display_load_check(vgpu, &sv->display);
+	if (bad)
+		return gpuvirt_vgpu_mig_refuse(vgpu, bad);
+
+	/* the command register may turn Memory Space off: revoke mappings */
+	down_write(&vgpu->memory_lock);
+	gpuvirt_vgpu_bar2_zap(vgpu);
+	mutex_lock(&vgpu->lock);
+	gpuvirt_vgpu_cfg_init(vgpu);
+	for (i = 0; i < GPUVIRT_VGPU_CFG_SIZE; i++)
+		vgpu->cfg[i] = (vgpu->cfg[i] & ~vgpu->cfg_wmask[i]) |
+			       (sv->cfg[i] & vgpu->cfg_wmask[i]);
+	vgpu->scratch = le32_to_cpu(sv->scratch);
+	vgpu->irq_status = le32_to_cpu(sv->irq_status) &
+			   (GPUVIRT_VGPU_IRQ_SW | GPUVIRT_VGPU_IRQ_FENCE |
+			    GPUVIRT_VGPU_IRQ_ERROR | GPUVIRT_VGPU_IRQ_VBLANK);
+	vgpu->ring = r;
+	gpuvirt_display_load(vgpu, &sv->display);
+	gpuvirt_sched_kick(vgpu);
+	mutex_unlock(&vgpu->lock);
+	up_write(&vgpu->memory_lock);
+	return 0;
+}
+
+static void gpuvirt_vgpu_mig_reset(struct gpuvirt_migration *m)
+{
+	gpuvirt_vgpu_reset_locked(mig_to_vgpu(m));
+}
+
+static void gpuvirt_vgpu_mig_changed(struct gpuvirt_migration *m)
+{
+	gpuvirt_vgpu_notify(mig_to_vgpu(m), GPUVIRT_CMD_VGPU_CHANGE_NTF);
+}
+
+static void gpuvirt_vgpu_mig_cpu_revoke(struct gpuvirt_migration *m,
+					bool revoke)
+{
+	struct gpuvirt_vgpu *vgpu = mig_to_vgpu(m);
+
+	if (revoke) {
+		down_write(&vgpu->memory_lock);
+		gpuvirt_vgpu_bar2_zap(vgpu);
+	} else {
+		up_write(&vgpu->memory_lock);
+	}
+}
+
+static const struct gpuvirt_migration_dev_ops gpuvirt_vgpu_mig_dev_ops = {
+	.state_size	= sizeof(struct gpuvirt_vgpu_saved),
+	.stop		= gpuvirt_vgpu_mig_stop,
+	.save		= gpuvirt_vgpu_mig_save,
+	.load		= gpuvirt_vgpu_mig_load,
+	.reset		= gpuvirt_vgpu_mig_reset,
+	.changed	= gpuvirt_vgpu_mig_changed,
+	.cpu_revoke	= gpuvirt_vgpu_mig_cpu_revoke,
+};
+
+static struct file *
+gpuvirt_vgpu_mig_set_state(struct vfio_device *vdev,
+			   enum vfio_device_mig_state new_state)
+{
+	return gpuvirt_migration_set_state(&to_vgpu(vdev)->mig, new_state);
+}
+
+static int gpuvirt_vgpu_mig_get_state(struct vfio_device *vdev,
+				      enum vfio_device_mig_state *state)
+{
+	return gpuvirt_migration_get_state(&to_vgpu(vdev)->mig, state);
+}
+
+#ifdef GPUVIRT_HAVE_VFIO_MIG_PRE_COPY
+static int gpuvirt_vgpu_mig_data_size(struct vfio_device *vdev,
+				      unsigned long *len)
+{
+	return gpuvirt_migration_data_size(&to_vgpu(vdev)->mig, len);
+}
+#endif
+
+static const struct vfio_migration_ops gpuvirt_vgpu_mig_ops = {
+	.migration_set_state	= gpuvirt_vgpu_mig_set_state,
+	.migration_get_state	= gpuvirt_vgpu_mig_get_state,
+#ifdef GPUVIRT_HAVE_VFIO_MIG_PRE_COPY
+	.migration_get_data_size = gpuvirt_vgpu_mig_data_size,
+#endif
+};
 
 /* Runs inside vfio_alloc_device(): place the vGPU's framebuffer. */
 static int gpuvirt_vgpu_init(struct vfio_device *vdev)
@@ -1106,6 +1404,11 @@ static int gpuvirt_vgpu_init(struct vfio_device *vdev)
 	vgpu->detached = true;	/* until opened */
 	gpuvirt_vgpu_cfg_init(vgpu);
 	gpuvirt_display_init(vgpu);	/* display hook */
+	gpuvirt_migration_init(&vgpu->mig, vdev, &gpuvirt_vgpu_mig_dev_ops,
+			       mp->gpu, vgpu->vram_offset, vgpu->vram_size,
+			       type->profile->name);
+	vdev->migration_flags = gpuvirt_migration_flags();
+	vdev->mig_ops = &gpuvirt_vgpu_mig_ops;
 
 	err = gpuvirt_sched_add(vgpu);
 	if (err)
@@ -1117,6 +1420,7 @@ static int gpuvirt_vgpu_init(struct vfio_device *vdev)
 	return 0;
 
 err_fb_release:
+	gpuvirt_migration_fini(&vgpu->mig);
 	mutex_destroy(&vgpu->lock);
 	mutex_lock(&mp->lock);
 	gpuvirt_fb_release(&mp->fb, offset);
@@ -1140,6 +1444,7 @@ static void gpuvirt_vgpu_release(struct vfio_device *vdev)
 	mutex_lock(&mp->lock);
 	WARN_ON(gpuvirt_fb_release(&mp->fb, vgpu->vram_offset - mp->vram_base));
 	mutex_unlock(&mp->lock);
+	gpuvirt_migration_fini(&vgpu->mig);
 	mutex_destroy(&vgpu->lock);
 	/* the last mapping went with the last file: the range is free */
 	ida_free(&gpuvirt_vgpu_bar2_ida, vgpu->bar2_id);

@@ -15,6 +15,7 @@
 #include "fbacct.h"
 #include "gi.h"
 #include "mig.h"
+#include "migration.h"
 #include "gpuvirt.h"
 #include "profiles.h"
 #include "sched_policy.h"
@@ -249,12 +250,16 @@ struct gpuvirt_vgpu_stats {
  * @detached: the device is closed: the engine must not run it
  * @display: the display heads (display.c); its guest-visible state is
  *	under @lock
+ * @mig_stopped: migration stopped the device (STOP, STOP_COPY, RESUMING):
+ *	the engine must not run it; it stops at a packet or chunk boundary
  * @slot: the vGPU's policy slot and execution context id; fixed from init
  *	to release
  * @stats: scheduling telemetry, under the GPU's sched lock
  * @debugfs: <debugfs>/gpuvirt/gpus/<gpu>/vgpus/<uuid>/
  * @uuid_node: in the index of every vGPU by UUID (engine.c) while the vGPU
  *	holds its policy slot; under that index's lock
+ * @mig: migration state (migration.c). Its state mutex is taken before
+ *	@memory_lock and @lock; its dirty and stats spinlocks inside them.
  */
 struct gpuvirt_vgpu {
 	struct vfio_device vdev;
@@ -281,11 +286,13 @@ struct gpuvirt_vgpu {
 	struct gpuvirt_vgpu_ring ring;
 	bool detached;
 	struct gpuvirt_display display;
+	bool mig_stopped;
 
 	int slot;
 	struct gpuvirt_vgpu_stats stats;
 	struct dentry *debugfs;
 	struct hlist_node uuid_node;
+	struct gpuvirt_migration mig;
 };
 
 int gpuvirt_mdev_init(void);

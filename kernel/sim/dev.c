@@ -17,6 +17,7 @@ static const struct gpuvirt_backend_ops gpuvirt_sim_backend_ops = {
 	.vram_page	= gpuvirt_sim_vram_page,
 	.vram_zero	= gpuvirt_sim_vram_zero,
 	.vram_discard	= gpuvirt_sim_vram_discard,
+	.vram_next	= gpuvirt_sim_vram_next,
 	.exec		= gpuvirt_sim_exec,
 	.engine_reset	= gpuvirt_sim_engine_reset,
 	.reset		= gpuvirt_sim_reset,

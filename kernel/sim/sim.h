@@ -109,6 +109,7 @@ struct page *gpuvirt_sim_vram_page(struct gpuvirt_gpu *gpu, u64 offset,
 				   bool alloc);
 void gpuvirt_sim_vram_zero(struct gpuvirt_gpu *gpu, u64 offset, u64 size);
 void gpuvirt_sim_vram_discard(struct gpuvirt_gpu *gpu, u64 offset, u64 size);
+u64 gpuvirt_sim_vram_next(struct gpuvirt_gpu *gpu, u64 offset, u64 end);
 void gpuvirt_sim_debugfs_knob(const char *name, struct dentry *dir,
 			      atomic_t *knob);
 void gpuvirt_sim_engine_init(struct gpuvirt_sim_dev *sdev);

@@ -194,6 +194,20 @@ void gpuvirt_sim_vram_zero(struct gpuvirt_gpu *gpu, u64 offset, u64 size)
 	}
 }
 
+/* The first backed page at or after @offset and below @end, or @end. */
+u64 gpuvirt_sim_vram_next(struct gpuvirt_gpu *gpu, u64 offset, u64 end)
+{
+	struct gpuvirt_sim_vram *vram = &gpu_to_sdev(gpu)->vram;
+	unsigned long idx = offset >> PAGE_SHIFT;
+
+	if (offset >= end)
+		return end;
+	/* xa_find() takes the RCU read lock itself */
+	if (!xa_find(&vram->pages, &idx, (end - 1) >> PAGE_SHIFT, XA_PRESENT))
+		return end;
+	return (u64)idx << PAGE_SHIFT;
+}
+
 /* Free the backed pages of [offset, offset + size); nothing may map them. */
 void gpuvirt_sim_vram_discard(struct gpuvirt_gpu *gpu, u64 offset, u64 size)
 {

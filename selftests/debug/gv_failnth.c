@@ -1405,6 +1405,141 @@ static int nl_dump_op(int n, bool *inj)
 	return !ret && get && !cnt && !*inj ? -ENODATA : ret;
 }
 
+/*
+ * Live migration (VFIO migration v2): vfio-mig-save moves vGPU A from
+ * RUNNING to STOP_COPY and reads its stream to EOF; vfio-mig-resume moves
+ * it to RESUMING, writes a stream saved beforehand and takes it on
+ * (RESUMING -> STOP). A refused state change leaves the device where it
+ * got to; the setup brings it back to RUNNING, as a VMM's reset would.
+ */
+static uint8_t *mig_stream;
+static size_t mig_stream_len;
+static int mig_fd = -1;
+
+static int mig_set(uint32_t state, int *data_fd)
+{
+	char buf[sizeof(struct vfio_device_feature) +
+		 sizeof(struct vfio_device_feature_mig_state)];
+	struct vfio_device_feature *f = (void *)buf;
+	struct vfio_device_feature_mig_state *st = (void *)f->data;
+
+	f->argsz = sizeof(buf);
+	f->flags = VFIO_DEVICE_FEATURE_SET | VFIO_DEVICE_FEATURE_MIG_DEVICE_STATE;
+	st->device_state = state;
+	st->data_fd = -1;
+	if (ioctl(vu.device, VFIO_DEVICE_FEATURE, f))
+		return -errno;
+	if (data_fd)
+		*data_fd = st->data_fd;
+	else if (st->data_fd >= 0)
+		close(st->data_fd);
+	return 0;
+}
+
+/* Read a save fd to EOF into mig_stream (when @keep); 0 or -errno. */
+static int mig_read_all(int fd, bool keep)
+{
+	static uint8_t junk[65536];
+	size_t cap = keep ? 1u << 20 : 0;
+	ssize_t n;
+
+	if (keep) {
+		free(mig_stream);
+		mig_stream = malloc(cap);
+		mig_stream_len = 0;
+		if (!mig_stream)
+			return -ENOMEM;
+	}
+	for (;;) {
+		if (keep && cap - mig_stream_len < sizeof(junk)) {
+			uint8_t *p = realloc(mig_stream, cap * 2);
+
+			if (!p)
+				return -ENOMEM;
+			mig_stream = p;
+			cap *= 2;
+		}
+		n = read(fd, keep ? mig_stream + mig_stream_len : junk, sizeof(junk));
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return 0;
+		if (keep)
+			mig_stream_len += n;
+	}
+}
+
+static void mig_teardown(void)
+{
+	if (mig_fd >= 0)
+		close(mig_fd);
+	mig_fd = -1;
+	vfio_teardown();
+}
+
+static int mig_setup(void)
+{
+	uint8_t page[4096];
+	int fd = -1;
+
+	if (mig_fd >= 0)
+		close(mig_fd);
+	mig_fd = -1;
+	if (vfio_dev_setup())
+		return -1;
+	if (mig_set(VFIO_DEVICE_STATE_RUNNING, NULL) &&
+	    must(ioctl(vu.device, VFIO_DEVICE_RESET) ? -errno : 0, "reset the vGPU"))
+		return -1;
+	if (mig_stream)
+		return 0;
+	/* a stream with a page of VRAM and the device state, saved once */
+	memset(page, 0x5a, sizeof(page));
+	if (pwrite(vu.device, page, sizeof(page),
+		   VGPU_REGION(VFIO_PCI_BAR2_REGION_INDEX) + 0x10000) != sizeof(page) ||
+	    must(mig_set(VFIO_DEVICE_STATE_STOP_COPY, &fd), "enter STOP_COPY"))
+		return -1;
+	if (must(mig_read_all(fd, true), "save a stream")) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return must(mig_set(VFIO_DEVICE_STATE_RUNNING, NULL), "back to RUNNING");
+}
+
+static int mig_save_op(int n, bool *inj)
+{
+	int ret;
+
+	arm(n);
+	ret = mig_set(VFIO_DEVICE_STATE_STOP_COPY, &mig_fd) ?:
+	      mig_read_all(mig_fd, false);
+	*inj = disarm();
+	return ret;
+}
+
+static int mig_resume_op(int n, bool *inj)
+{
+	ssize_t w = 0;
+	int ret;
+
+	arm(n);
+	ret = mig_set(VFIO_DEVICE_STATE_RESUMING, &mig_fd);
+	if (!ret) {
+		w = write(mig_fd, mig_stream, mig_stream_len);
+		ret = w < 0 ? -errno : (size_t)w != mig_stream_len ? -EIO :
+		      mig_set(VFIO_DEVICE_STATE_STOP, NULL);
+	}
+	*inj = disarm();
+	return ret;
+}
+
+static int mig_undo(void)
+{
+	close(mig_fd);
+	mig_fd = -1;
+	return must(mig_set(VFIO_DEVICE_STATE_RUNNING, NULL), "back to RUNNING");
+}
+
 static int no_undo(void)
 {
 	return 0;
@@ -1638,6 +1773,10 @@ static const struct path paths[] = {
 	/* SIGBUS (-EFAULT): the backend could not back the page, by design */
 	{ "vfio-mmap", "mmap of BAR2 and a store to a new page", mmap_setup,
 	  mmap_touch_op, no_undo, vfio_teardown, -EFAULT, false },
+	{ "vfio-mig-save", "VFIO migration RUNNING -> STOP_COPY, stream read to EOF",
+	  mig_setup, mig_save_op, mig_undo, mig_teardown, 0, false },
+	{ "vfio-mig-resume", "VFIO migration STOP -> RESUMING, stream written, -> STOP",
+	  mig_setup, mig_resume_op, mig_undo, mig_teardown, 0, false },
 	{ "mig-enable", "echo 1 > mig_mode", mig_enable_setup, mig_enable_op,
 	  mig_enable_undo, NULL, 0, false },
 	{ "gi-new", "netlink gi-new 3g.71gb", gi_setup, gi_new_op, gi_new_undo, NULL, 0, false },

@@ -13,6 +13,8 @@
  *                   mapping of its VRAM and an armed MSI eventfd; the client
  *                   lets go after a moment (removal must wait, then finish)
  *   irqs-reset      SET_IRQS (arm, disarm) against VFIO_DEVICE_RESET on one fd
+ *   mig-reset       VFIO migration save and resume (data fds read and
+ *                   written) against VFIO_DEVICE_RESET on one vGPU
  *   sim-del-busy    del_device of a simulated GPU whose vGPU is open (must be
  *                   refused or wait), against the client closing
  *   rmmod-netlink   rmmod/insmod of gpuvirt_sim while a thread dumps GPUs
@@ -292,6 +294,103 @@ static long race_irqs_reset(void)
 	return (long)na + (long)nb;
 }
 
+/* ---- mig-reset ---- */
+
+static long mig_dead;
+
+static int mig_set(int fd, uint32_t state, int *data_fd)
+{
+	char buf[sizeof(struct vfio_device_feature) +
+		 sizeof(struct vfio_device_feature_mig_state)];
+	struct vfio_device_feature *f = (void *)buf;
+	struct vfio_device_feature_mig_state *st = (void *)f->data;
+
+	f->argsz = sizeof(buf);
+	f->flags = VFIO_DEVICE_FEATURE_SET | VFIO_DEVICE_FEATURE_MIG_DEVICE_STATE;
+	st->device_state = state;
+	st->data_fd = -1;
+	if (ioctl(fd, VFIO_DEVICE_FEATURE, f))
+		return -errno;
+	*data_fd = st->data_fd;
+	return 0;
+}
+
+/*
+ * Save and resume in a loop on one vGPU: the data fds die under it when
+ * the other thread resets (ENODEV), which is the point.
+ */
+static void *migrator(void *arg)
+{
+	static char buf[65536];
+	long n = 0;
+	ssize_t r;
+	int dfd = -1, err;
+
+	while (!stop) {
+		err = mig_set(shared.u.device, n & 1 ? VFIO_DEVICE_STATE_RESUMING :
+			      VFIO_DEVICE_STATE_STOP_COPY, &dfd);
+		if (err) {
+			FAIL("set state: %s", strerror(-err));
+			break;
+		}
+		/* small reads: a long window for the reset to land in */
+		do {
+			r = n & 1 ? write(dfd, buf, 100) : read(dfd, buf, 64);
+		} while (r > 0 && !(n & 1));
+		if (r < 0 && errno == ENODEV)
+			mig_dead++;
+		else if (r < 0 && !(n & 1))
+			FAIL("read: %s", strerror(errno));
+		close(dfd);
+		err = mig_set(shared.u.device, VFIO_DEVICE_STATE_RUNNING, &dfd);
+		/* a resume of 100 junk bytes is refused: reset instead */
+		if (err == -EINVAL)
+			err = ioctl(shared.u.device, VFIO_DEVICE_RESET) ? -errno : 0;
+		if (err) {
+			FAIL("back to RUNNING: %s", strerror(-err));
+			break;
+		}
+		n++;
+	}
+	return (void *)n;
+}
+
+static long race_mig_reset(void)
+{
+	pthread_t a, b;
+	void *na, *nb;
+	int err;
+
+	clean();
+	err = gv_write(CREATE, UUID_A);
+	if (!err)
+		err = client_open(&shared);
+	if (err) {
+		FAIL("setup: %s", strerror(-err));
+		return 0;
+	}
+	/* 64 pages of VRAM, so that a save has a stream to read */
+	for (err = 0; err < 64; err++) {
+		static const char page[4096] = { 1 };
+
+		if (pwrite(shared.u.device, page, sizeof(page),
+			   VGPU_REGION(VFIO_PCI_BAR2_REGION_INDEX) +
+			   err * 65536) != sizeof(page))
+			FAIL("write VRAM: %s", strerror(errno));
+	}
+	pthread_create(&a, NULL, migrator, NULL);
+	pthread_create(&b, NULL, reset_thread, NULL);
+	sleep(seconds);
+	stop = true;
+	pthread_join(a, &na);
+	pthread_join(b, &nb);
+	client_close(&shared);
+	clean();
+	printf("# mig-reset: %ld saves and resumes (%ld data fds killed by a reset), %ld resets\n",
+	       (long)na, mig_dead, (long)nb);
+	return (long)na + (long)nb;
+}
+
 /* ---- sim-del-busy ---- */
 
 static void *sim_del_thread(void *arg)
@@ -544,6 +643,7 @@ static const struct race {
 	{ "sim-del-busy", race_sim_del_busy },
 	{ "rmmod-netlink", race_rmmod_netlink },
 	{ "rmmod-busy", race_rmmod_busy },
+	{ "mig-reset", race_mig_reset },
 };
 
 #define NRACES	(sizeof(races) / sizeof(races[0]))

@@ -16,7 +16,7 @@ cd "${GPUVIRT_SRC:-.}" || exit 1
 
 KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
 MOD=$KO/selftests/modules/backend/gpuvirt_selftest_backend.ko
-OPS="name vram_page vram_zero vram_discard exec engine_reset reset"
+OPS="name vram_page vram_zero vram_discard vram_next exec engine_reset reset"
 LOG=$(mktemp)
 
 if [ ! -e "$MOD" ]; then

@@ -268,7 +268,7 @@ run vgpu add gpu 0 type H200-35C uuid "$U1" weight 300
 diag_file "$T/out"
 lines "$T/out"
 [ $rc -eq 0 ] && [ "$n" -eq 1 ] &&
-	line "$T/out" "vgpu $U1 gpu 0 type H200-35C weight 300 min 0 max 100 vram-offset [0-9]+[KMGT]? vram 35G open false ctx [0-9]+ frame-rate-limiter true heads 1 heads-on 0 run 0 slices 0 preemptions 0 work 0 packets 0 wait-max 0" &&
+	line "$T/out" "vgpu $U1 gpu 0 type H200-35C weight 300 min 0 max 100 vram-offset [0-9]+[KMGT]? vram 35G open false ctx [0-9]+ frame-rate-limiter true heads 1 heads-on 0 run 0 slices 0 preemptions 0 work 0 packets 0 wait-max 0 migration running saves 0 resumes 0 refused 0 bytes-saved 0 bytes-resumed 0 last-stop-copy 0" &&
 	[ -d "$MDEV/$U1" ] && sysfs_is "$MDEV/$U1/gpuvirt/weight" 300 &&
 	sysfs_is "$TYPES/gpuvirt_sim-H200-35C/available_instances" 3
 ktap_result $? "vgpu add uuid weight: created, printed, weight in sysfs"

@@ -28,6 +28,11 @@ static void selftest_vram_range(struct gpuvirt_gpu *gpu, u64 offset, u64 size)
 {
 }
 
+static u64 selftest_vram_next(struct gpuvirt_gpu *gpu, u64 offset, u64 end)
+{
+	return end;
+}
+
 static int selftest_exec(struct gpuvirt_gpu *gpu,
 			 const struct gpuvirt_exec_ctx *ctx,
 			 struct gpuvirt_cmd *cmd, u64 budget_ns, u64 *cost_ns)
@@ -49,6 +54,7 @@ static const struct gpuvirt_backend_ops selftest_full_ops = {
 	.vram_page	= selftest_vram_page,
 	.vram_zero	= selftest_vram_range,
 	.vram_discard	= selftest_vram_range,
+	.vram_next	= selftest_vram_next,
 	.exec		= selftest_exec,
 	.engine_reset	= selftest_engine_reset,
 	.reset		= selftest_reset,
@@ -63,6 +69,7 @@ static const struct {
 	{ "vram_page", offsetof(struct gpuvirt_backend_ops, vram_page) },
 	{ "vram_zero", offsetof(struct gpuvirt_backend_ops, vram_zero) },
 	{ "vram_discard", offsetof(struct gpuvirt_backend_ops, vram_discard) },
+	{ "vram_next", offsetof(struct gpuvirt_backend_ops, vram_next) },
 	{ "exec", offsetof(struct gpuvirt_backend_ops, exec) },
 	{ "engine_reset", offsetof(struct gpuvirt_backend_ops, engine_reset) },
 	{ "reset", offsetof(struct gpuvirt_backend_ops, reset) },
