@@ -1104,6 +1104,7 @@ static void gpuvirt_vgpu_request(struct vfio_device *vdev, unsigned int count)
  * @cmd_value: its immediate
  * @cmd_done: its progress
  * @cmd_state: the backend's progress state
+ * @display: the display heads (display.c)
  */
 struct gpuvirt_vgpu_saved {
 	u8 cfg[GPUVIRT_VGPU_CFG_SIZE];
