@@ -651,19 +651,7 @@ int gpuvirt_display_region_info(struct gpuvirt_vgpu *vgpu,
 	err = vfio_info_add_capability(&caps, &cap.header, sizeof(cap));
 	if (err)
 		return err;
-	info->flags |= VFIO_REGION_INFO_FLAG_CAPS;
-	if (info->argsz < sizeof(*info) + caps.size) {
-		info->argsz = sizeof(*info) + caps.size;
-		info->cap_offset = 0;
-	} else {
-		vfio_info_cap_shift(&caps, sizeof(*info));
-		if (copy_to_user((void __user *)arg + sizeof(*info), caps.buf,
-				 caps.size))
-			err = -EFAULT;
-		info->cap_offset = sizeof(*info);
-	}
-	kfree(caps.buf);
-	return err;
+	return gpuvirt_vgpu_region_caps_put(info, arg, &caps);
 }
 
 /*

@@ -760,6 +760,37 @@ static void gpuvirt_vgpu_reset_locked(struct gpuvirt_vgpu *vgpu)
 	up_write(&vgpu->memory_lock);
 }
 
+/**
+ * gpuvirt_vgpu_region_caps_put() - give a region's capability chain to the
+ * caller of VFIO_DEVICE_GET_REGION_INFO
+ * @info: the region's info, copied back to @arg by the caller
+ * @arg: the ioctl's user argument
+ * @caps: the chain built with vfio_info_add_capability(); freed here
+ *
+ * When @info->argsz is too small for the chain, says how much is needed.
+ *
+ * Return: 0 or -EFAULT.
+ */
+int gpuvirt_vgpu_region_caps_put(struct vfio_region_info *info,
+				 unsigned long arg, struct vfio_info_cap *caps)
+{
+	int err = 0;
+
+	info->flags |= VFIO_REGION_INFO_FLAG_CAPS;
+	if (info->argsz < sizeof(*info) + caps->size) {
+		info->argsz = sizeof(*info) + caps->size;
+		info->cap_offset = 0;
+	} else {
+		vfio_info_cap_shift(caps, sizeof(*info));
+		if (copy_to_user((void __user *)arg + sizeof(*info), caps->buf,
+				 caps->size))
+			err = -EFAULT;
+		info->cap_offset = sizeof(*info);
+	}
+	kfree(caps->buf);
+	return err;
+}
+
 /*
  * BAR2 is a power of two; only the VRAM slice at its start may be mapped.
  * Say so with a sparse mmap capability, so that a VMM maps the slice and
@@ -787,20 +818,7 @@ static int gpuvirt_vgpu_sparse_cap(struct gpuvirt_vgpu *vgpu,
 	if (err)
 		return err;
 
-	info->flags |= VFIO_REGION_INFO_FLAG_CAPS;
-	if (info->argsz < sizeof(*info) + caps.size) {
-		/* too small for the capability: say how much is needed */
-		info->argsz = sizeof(*info) + caps.size;
-		info->cap_offset = 0;
-	} else {
-		vfio_info_cap_shift(&caps, sizeof(*info));
-		if (copy_to_user((void __user *)arg + sizeof(*info), caps.buf,
-				 caps.size))
-			err = -EFAULT;
-		info->cap_offset = sizeof(*info);
-	}
-	kfree(caps.buf);
-	return err;
+	return gpuvirt_vgpu_region_caps_put(info, arg, &caps);
 }
 
 static int gpuvirt_vgpu_region_info(struct gpuvirt_vgpu *vgpu,
