@@ -432,8 +432,8 @@ out:
 }
 
 struct vgpu_params {
-	bool weight_set, min_set, max_set;
-	uint32_t weight, min, max;
+	bool weight_set, min_set, max_set, frl_set;
+	uint32_t weight, min, max, frl;
 };
 
 /*
@@ -454,6 +454,8 @@ static int vgpu_params_set(struct ctx *ctx, const char *uuid,
 		mnl_attr_put_u32(nlh, GPUVIRT_A_VGPU_MIN_PCT, p->min);
 	if (p->max_set)
 		mnl_attr_put_u32(nlh, GPUVIRT_A_VGPU_MAX_PCT, p->max);
+	if (p->frl_set)
+		mnl_attr_put_u8(nlh, GPUVIRT_A_VGPU_FRAME_RATE_LIMITER, !!p->frl);
 	return nl_exchange(ctx->nl, NULL, NULL) ? -1 : 0;
 }
 
@@ -763,11 +765,17 @@ static int vgpu_add(struct ctx *ctx, const void *o, uint64_t given)
 
 /* vgpu set ---------------------------------------------------------------- */
 
-enum { VGPU_SET_UUID, VGPU_SET_WEIGHT, VGPU_SET_MIN, VGPU_SET_MAX };
+enum { VGPU_SET_UUID, VGPU_SET_WEIGHT, VGPU_SET_MIN, VGPU_SET_MAX, VGPU_SET_FRL };
 
 struct vgpu_set_opts {
 	char uuid[UNITS_UUID_LEN];
-	uint32_t weight, min, max;
+	uint32_t weight, min, max, frl;
+};
+
+static const struct arg_enum vgpu_on_off[] = {
+	{ "on",		1 },
+	{ "off",	0 },
+	{ .name = NULL }
 };
 
 static const struct arg_spec vgpu_set_args[] = {
@@ -779,6 +787,12 @@ static const struct arg_spec vgpu_set_args[] = {
 	[VGPU_SET_WEIGHT] = VGPU_WEIGHT_SPEC(struct vgpu_set_opts, ARG_ONE_OF),
 	[VGPU_SET_MIN] = VGPU_MIN_SPEC(struct vgpu_set_opts, ARG_ONE_OF),
 	[VGPU_SET_MAX] = VGPU_MAX_SPEC(struct vgpu_set_opts, ARG_ONE_OF),
+	[VGPU_SET_FRL] = {
+		.keyword = "frame-rate-limiter", .type = ARG_ENUM,
+		.enums = vgpu_on_off, .meta = "{ on | off }",
+		.offset = offsetof(struct vgpu_set_opts, frl),
+		.flags = ARG_ONE_OF,
+	},
 	{ .keyword = NULL }
 };
 
@@ -789,7 +803,9 @@ static int vgpu_set(struct ctx *ctx, const void *o, uint64_t given)
 		.weight_set = given & ARG_BIT(VGPU_SET_WEIGHT),
 		.min_set = given & ARG_BIT(VGPU_SET_MIN),
 		.max_set = given & ARG_BIT(VGPU_SET_MAX),
+		.frl_set = given & ARG_BIT(VGPU_SET_FRL),
 		.weight = opts->weight, .min = opts->min, .max = opts->max,
+		.frl = opts->frl,
 	};
 	int ret;
 

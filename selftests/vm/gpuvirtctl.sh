@@ -128,7 +128,7 @@ debugfs_is() {
 	return 1
 }
 
-ktap_plan 41
+ktap_plan 42
 
 # 1: no module, no family
 run gpu show
@@ -367,6 +367,24 @@ run vgpu set uuid "$U1" weight 50 min 20 max 60
 	debugfs_is "$CORE/sim0/vgpus/$U1/sched" weight 50 &&
 	run vgpu show uuid "$U1" && has "$T/out" " weight 50 min 20 max 60 "
 ktap_result $? "vgpu set weight min max: applied, seen in sysfs, debugfs and show"
+
+# 18b: the display's frame rate limiter, off and on again; the scheduling
+# parameters stay as they were
+run vgpu set uuid "$U1" frame-rate-limiter off
+[ $rc -eq 0 ] && [ ! -s "$T/out" ] &&
+	sysfs_is "$MDEV/$U1/gpuvirt/frame_rate_limiter" 0 &&
+	debugfs_is "$CORE/sim0/vgpus/$U1/display" frame_rate_limiter 0 &&
+	sysfs_is "$MDEV/$U1/gpuvirt/weight" 50 &&
+	run -j vgpu show uuid "$U1" && has "$T/out" '"frame-rate-limiter":false'
+ok=$?
+run vgpu set uuid "$U1" frame-rate-limiter on
+[ $ok -eq 0 ] && [ $rc -eq 0 ] && sysfs_is "$MDEV/$U1/gpuvirt/frame_rate_limiter" 1 &&
+	debugfs_is "$CORE/sim0/vgpus/$U1/display" frame_rate_limiter 1 &&
+	run vgpu set uuid "$U1" frame-rate-limiter 0
+[ $? -eq 0 ] && [ $rc -eq 2 ] &&
+	has "$T/err" '"frame-rate-limiter" expects one of on, off, got "0"' &&
+	sysfs_is "$MDEV/$U1/gpuvirt/frame_rate_limiter" 1
+ktap_result $? "vgpu set frame-rate-limiter off/on: sysfs, debugfs and show follow; bad value refused"
 
 # 19: min above max is refused by the kernel, nothing changes
 run vgpu set uuid "$U1" min 70 weight 99
