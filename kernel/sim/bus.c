@@ -3,7 +3,9 @@
  * The gpuvirt_sim bus: simulated GPUs are created and destroyed by writing
  * to /sys/bus/gpuvirt_sim/new_device and del_device, the way netdevsim does
  * it. Each one is a device on this bus, bound to the gpuvirt_sim driver,
- * which registers it with the gpuvirt core.
+ * which creates the GPU's PCI domain and function (pci.c); the
+ * gpuvirt_sim PCI driver binds to the function and registers it with the
+ * gpuvirt core.
  *
  *   echo "0 h200-141gb" > /sys/bus/gpuvirt_sim/new_device
  *   echo "1 custom 24G 4" > /sys/bus/gpuvirt_sim/new_device
@@ -113,11 +115,15 @@ static ssize_t new_device_store(gpuvirt_bus_type_cb *bus, const char *buf,
 	err = gpuvirt_sim_spec_apply(sdev, &spec);
 	if (err)
 		goto err_free_sdev;
+	if (spec.id > GPUVIRT_SIM_ID_MAX) {
+		pr_err("gpuvirt_sim: new_device: id %u is too large: GPU <id> is PCI domain %#x + id, and ids go up to %u\n",
+		       spec.id, GPUVIRT_SIM_PCI_DOMAIN_BASE, GPUVIRT_SIM_ID_MAX);
+		err = -EINVAL;
+		goto err_free_sdev;
+	}
 
 	sdev->dev.bus = &gpuvirt_sim_bus;
 	sdev->dev.type = &gpuvirt_sim_dev_type;
-	/* the core's files, so that they exist when udev hears of the GPU */
-	sdev->dev.groups = gpuvirt_gpu_groups;
 	device_initialize(&sdev->dev);
 	err = dev_set_name(&sdev->dev, "%s", sdev->gpu.name);
 	if (err)
@@ -128,7 +134,7 @@ static ssize_t new_device_store(gpuvirt_bus_type_cb *bus, const char *buf,
 	err = device_add(&sdev->dev);
 	if (err)
 		goto err_put_device;
-	if (sdev->probe_err) {
+	if (!sdev->dev.driver) {
 		err = sdev->probe_err;
 		goto err_del_device;
 	}
@@ -196,13 +202,13 @@ static int gpuvirt_sim_probe(struct device *dev)
 {
 	struct gpuvirt_sim_dev *sdev = to_gpuvirt_sim_dev(dev);
 
-	sdev->probe_err = gpuvirt_sim_dev_probe(sdev);
+	sdev->probe_err = gpuvirt_sim_pci_add(sdev);
 	return sdev->probe_err;
 }
 
 static void gpuvirt_sim_remove(struct device *dev)
 {
-	gpuvirt_sim_dev_remove(to_gpuvirt_sim_dev(dev));
+	gpuvirt_sim_pci_del(to_gpuvirt_sim_dev(dev));
 }
 
 GPUVIRT_DEFINE_BUS(gpuvirt_sim_bus) = {
@@ -230,15 +236,21 @@ static int __init gpuvirt_sim_init(void)
 	if (err)
 		goto err_debugfs_remove;
 
-	err = driver_register(&gpuvirt_sim_driver);
+	err = pci_register_driver(&gpuvirt_sim_pci_driver);
 	if (err)
 		goto err_bus_unregister;
+
+	err = driver_register(&gpuvirt_sim_driver);
+	if (err)
+		goto err_pci_unregister;
 
 	mutex_lock(&gpuvirt_sim_bus_lock);
 	gpuvirt_sim_enable = true;
 	mutex_unlock(&gpuvirt_sim_bus_lock);
 	return 0;
 
+err_pci_unregister:
+	pci_unregister_driver(&gpuvirt_sim_pci_driver);
 err_bus_unregister:
 	bus_unregister(&gpuvirt_sim_bus);
 err_debugfs_remove:
@@ -257,6 +269,7 @@ static void __exit gpuvirt_sim_exit(void)
 	mutex_unlock(&gpuvirt_sim_bus_lock);
 
 	driver_unregister(&gpuvirt_sim_driver);
+	pci_unregister_driver(&gpuvirt_sim_pci_driver);
 	bus_unregister(&gpuvirt_sim_bus);
 	debugfs_remove_recursive(gpuvirt_sim_debugfs_root);
 }

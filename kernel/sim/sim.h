@@ -6,12 +6,52 @@
 #define GPUVIRT_SIM_H
 
 #include <linux/device.h>
+#include <linux/ioport.h>
 #include <linux/list.h>
+#include <linux/pci.h>
 
 #include "compat.h"
 #include "gpuvirt_backend.h"
 
 #define GPUVIRT_SIM_DRV_NAME	"gpuvirt_sim"
+
+/*
+ * The simulated GPU's PCI identity (pci.c). 0xfffc is not a vendor id the
+ * PCI-SIG assigns, so no other driver matches it.
+ */
+#define GPUVIRT_SIM_PCI_VENDOR		0xfffc
+#define GPUVIRT_SIM_PCI_DEVICE		0x0001
+#define GPUVIRT_SIM_PCI_REVISION	0x01
+/* GPU <id> is function 00:00.0 of PCI domain GPUVIRT_SIM_PCI_DOMAIN_BASE + id */
+#define GPUVIRT_SIM_PCI_DOMAIN_BASE	0x8000
+#define GPUVIRT_SIM_ID_MAX		0x7ffe
+
+/**
+ * struct gpuvirt_sim_pci - a simulated GPU's PCI domain and function
+ * @sysdata: x86's per-root-bus data, which names the domain; first, as the
+ *	architecture reads it through the bus's sysdata pointer
+ * @lock: protects @cfg, for the debugfs reader; config accesses through
+ *	the PCI core are already serialised by its pci_lock
+ * @cfg: the function's config space
+ * @wmask: which bits of @cfg a config write may change
+ * @busn: the root bus's bus number range (0 only)
+ * @window: the memory window the BARs take, reserved in iomem_resource
+ * @bus: the root bus, while the domain exists
+ *
+ * Set up by gpuvirt_sim_pci_add() before the bus exists and torn down by
+ * gpuvirt_sim_pci_del() after it is gone; in between only @cfg changes.
+ */
+struct gpuvirt_sim_pci {
+#ifdef CONFIG_X86
+	struct pci_sysdata sysdata;
+#endif
+	raw_spinlock_t lock;	/* see above */
+	u8 cfg[PCI_CFG_SPACE_EXP_SIZE];
+	u8 wmask[PCI_CFG_SPACE_EXP_SIZE];
+	struct resource busn;
+	struct resource window;
+	struct pci_bus *bus;
+};
 
 /**
  * struct gpuvirt_sim_vram - a simulated GPU's framebuffer
@@ -74,22 +114,30 @@ struct gpuvirt_sim_engine {
 
 /**
  * struct gpuvirt_sim_dev - one simulated GPU
- * @dev: device on the gpuvirt_sim bus, named sim<ID>
+ * @dev: device on the gpuvirt_sim bus, named sim<ID>; parent of the PCI
+ *	domain whose function is the GPU
  * @list: entry in the bus's device list, under gpuvirt_sim_bus_lock
- * @gpu: what is registered with the core while the driver is bound
- * @probe_err: result of the last probe, read back by new_device
+ * @gpu: what is registered with the core while the PCI function is bound
+ * @probe_err: result of the last probe of the PCI function, read back by
+ *	the sim device's probe
+ * @pci: the PCI domain
+ * @pdev: the PCI function, while bound to the gpuvirt_sim PCI driver
  * @debugfs: <debugfs>/gpuvirt_sim/sim<ID>/, the "hardware" state
  * @vram: the framebuffer
  * @engine: the engines
  *
- * Everything but @list is set up before device_register() and only read
- * afterwards; the driver core serialises probe and remove.
+ * @id, the model and sizes in @gpu are set before device_register() and
+ * only read afterwards; @pci by the sim device's probe and remove; @pdev,
+ * @debugfs and the rest of @gpu by the PCI function's probe and remove,
+ * which the driver core serialises. @list is under gpuvirt_sim_bus_lock.
  */
 struct gpuvirt_sim_dev {
 	struct device dev;
 	struct list_head list;
 	struct gpuvirt_gpu gpu;
 	int probe_err;
+	struct gpuvirt_sim_pci pci;
+	struct pci_dev *pdev;
 	struct dentry *debugfs;
 	struct gpuvirt_sim_vram vram;
 	struct gpuvirt_sim_engine engine;
@@ -102,7 +150,13 @@ static inline struct gpuvirt_sim_dev *to_gpuvirt_sim_dev(struct device *dev)
 
 extern struct dentry *gpuvirt_sim_debugfs_root;
 
-int gpuvirt_sim_dev_probe(struct gpuvirt_sim_dev *sdev);
+extern struct pci_driver gpuvirt_sim_pci_driver;
+
+int gpuvirt_sim_dev_probe(struct gpuvirt_sim_dev *sdev, struct pci_dev *pdev);
+int gpuvirt_sim_pci_add(struct gpuvirt_sim_dev *sdev);
+void gpuvirt_sim_pci_del(struct gpuvirt_sim_dev *sdev);
+struct gpuvirt_sim_dev *gpuvirt_sim_pci_sdev(struct pci_dev *pdev);
+void gpuvirt_sim_pci_debugfs_init(struct gpuvirt_sim_dev *sdev);
 void gpuvirt_sim_vram_init(struct gpuvirt_sim_dev *sdev);
 void gpuvirt_sim_vram_fini(struct gpuvirt_sim_dev *sdev);
 struct page *gpuvirt_sim_vram_page(struct gpuvirt_gpu *gpu, u64 offset,
