@@ -276,7 +276,7 @@ static int state_read(struct ctx *ctx, const struct config *cfg, bool prune,
 	return state_read_pts(ctx, cfg, prune, st);
 }
 
-/* The vgpu_mode file of the GPU named @name; 0 or -errno. */
+/* The vgpu_mode file of the GPU whose device is @name; 0 or -errno. */
 static int mode_path(const char *name, char *path, size_t len)
 {
 	int n = snprintf(path, len, MDEV_BUS "/%s/gpuvirt/vgpu_mode", name);
@@ -427,7 +427,7 @@ static int mode_set(struct ctx *ctx, uint32_t gpu, uint32_t mode)
 	char name[NAME_LEN], path[PATH_MAX];
 	int err;
 
-	if (gpu_name(ctx, gpu, name, sizeof(name)))
+	if (gpu_mdev_parent(ctx, gpu, -1, name, sizeof(name)))
 		return -1;
 	err = mode_path(name, path, sizeof(path));
 	if (!err)
@@ -499,14 +499,10 @@ static int vgpu_create(struct ctx *ctx, const struct step *s,
 	char name[NAME_LEN], dir[PATH_MAX];
 	int err;
 
-	if (gpu_name(ctx, s->gpu, name, sizeof(name)))
+	/* A MIG-backed vGPU's parent is its GI. */
+	if (gpu_mdev_parent(ctx, s->gpu, s->on_gi ? (int)s->gi : -1, name,
+			    sizeof(name)))
 		return -1;
-	/* A MIG-backed vGPU's parent is its GI, "<gpu>-gi<id>" (gi.c). */
-	if (s->on_gi) {
-		size_t n = strlen(name);
-
-		snprintf(name + n, sizeof(name) - n, "-gi%u", s->gi);
-	}
 	err = sysfs_mdev_type_dir(name, s->type, dir, sizeof(dir));
 	if (err) {
 		err_print("GPU %u (%s) has no mdev type \"%s\" in sysfs: %s",

@@ -34,6 +34,9 @@ int gpu_print(const struct nlmsghdr *nlh)
 	if (tb[GPUVIRT_A_GPU_NAME])
 		pr_string("name", NULL,
 			  mnl_attr_get_str(tb[GPUVIRT_A_GPU_NAME]));
+	if (tb[GPUVIRT_A_GPU_DEV_NAME])
+		pr_string("dev", NULL,
+			  mnl_attr_get_str(tb[GPUVIRT_A_GPU_DEV_NAME]));
 	if (tb[GPUVIRT_A_GPU_MODEL])
 		pr_string("model", NULL,
 			  mnl_attr_get_str(tb[GPUVIRT_A_GPU_MODEL]));
@@ -55,31 +58,42 @@ int gpu_print(const struct nlmsghdr *nlh)
 	return 0;
 }
 
-/* The name of a GPU, for its sysfs paths ---------------------------------- */
+/* The mdev parent of a GPU or a GI, for sysfs paths ---------------------------------- */
 
 struct name_state {
 	char *buf;
 	size_t len;
+	int gi;
 };
 
 static int gpu_name_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[GPUVIRT_A_GPU_MAX + 1];
 	const struct name_state *st = data;
+	const struct nlattr *dev;
 
 	if (nl_parse(nlh, gpu_policy, GPUVIRT_A_GPU_MAX, tb) ||
 	    !tb[GPUVIRT_A_GPU_NAME]) {
 		err_print("malformed GPU message from the kernel");
 		return -EINVAL;
 	}
-	snprintf(st->buf, st->len, "%s",
-		 mnl_attr_get_str(tb[GPUVIRT_A_GPU_NAME]));
+	/* a GI's device is named after the GPU (kernel/core/gi.c) */
+	if (st->gi >= 0) {
+		snprintf(st->buf, st->len, "%s-gi%d",
+			 mnl_attr_get_str(tb[GPUVIRT_A_GPU_NAME]), st->gi);
+		return 0;
+	}
+	/* the GPU's device; a module older than dev-name used the GPU's name */
+	dev = tb[GPUVIRT_A_GPU_DEV_NAME] ? tb[GPUVIRT_A_GPU_DEV_NAME] :
+					   tb[GPUVIRT_A_GPU_NAME];
+	snprintf(st->buf, st->len, "%s", mnl_attr_get_str(dev));
 	return 0;
 }
 
-int gpu_name(struct ctx *ctx, uint32_t id, char *buf, size_t len)
+int gpu_mdev_parent(struct ctx *ctx, uint32_t id, int gi, char *buf,
+		    size_t len)
 {
-	struct name_state st = { .buf = buf, .len = len };
+	struct name_state st = { .buf = buf, .len = len, .gi = gi };
 	struct nlmsghdr *nlh;
 	int ret;
 

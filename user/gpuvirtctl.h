@@ -130,8 +130,13 @@ void pr_enum(const char *key, const char *label, const struct arg_enum *names,
  */
 int gpu_print(const struct nlmsghdr *nlh);
 
-/* The name of GPU @id, "sim0" or a PCI address; returns an exit status. */
-int gpu_name(struct ctx *ctx, uint32_t id, char *buf, size_t len);
+/*
+ * The mdev parent in /sys/class/mdev_bus/ of GPU @id (@gi < 0): its
+ * device, a PCI address; or of its GI @gi, "<gpu name>-gi<gi>". Returns an
+ * exit status.
+ */
+int gpu_mdev_parent(struct ctx *ctx, uint32_t id, int gi, char *buf,
+		    size_t len);
 int vgpu_print(const struct nlmsghdr *nlh);
 int sched_print(const struct nlmsghdr *nlh);
 int gi_print(const struct nlmsghdr *nlh);

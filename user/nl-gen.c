@@ -15,6 +15,7 @@ const uint8_t gpu_policy[GPUVIRT_A_GPU_MAX + 1] = {
 	[GPUVIRT_A_GPU_MODE] = MNL_TYPE_U32,
 	[GPUVIRT_A_GPU_BACKEND] = MNL_TYPE_NUL_STRING,
 	[GPUVIRT_A_GPU_VGPU_MODE] = MNL_TYPE_U32,
+	[GPUVIRT_A_GPU_DEV_NAME] = MNL_TYPE_NUL_STRING,
 };
 
 const char *const gpu_attr_names[GPUVIRT_A_GPU_MAX + 1] = {
@@ -27,6 +28,7 @@ const char *const gpu_attr_names[GPUVIRT_A_GPU_MAX + 1] = {
 	[GPUVIRT_A_GPU_BACKEND] = "backend",
 	[GPUVIRT_A_GPU_PAD] = "pad",
 	[GPUVIRT_A_GPU_VGPU_MODE] = "vgpu-mode",
+	[GPUVIRT_A_GPU_DEV_NAME] = "dev-name",
 };
 
 const uint8_t type_policy[GPUVIRT_A_TYPE_MAX + 1] = {

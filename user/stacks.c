@@ -814,14 +814,17 @@ struct stk_vgpu *stk_find_vgpu(const struct stk_host *h, const char *handle)
 
 bool stk_is_ours(const struct stk_host *h, const char *name)
 {
-	char want[STK_NAME_LEN];
+	char want[STK_NAME_LEN], path[PATH_MAX];
 	unsigned int i;
 
 	canonical(name, want, sizeof(want));
 	for (i = 0; i < h->n_ours; i++)
 		if (!strcmp(h->ours[i], want))
 			return true;
-	return false;
+	/* a simulated GPU by its sim name: sim<ID> links to its function */
+	return !path_fmt(path, sizeof(path),
+			 "%s/sys/bus/gpuvirt_sim/devices/%s/gpu", h->root, name) &&
+	       !access(path, F_OK);
 }
 
 unsigned int stk_targets(const struct stk_host *h, const char *name,

@@ -708,15 +708,11 @@ static int vgpu_add(struct ctx *ctx, const void *o, uint64_t given)
 		nl_perror(ctx->nl, &add_type_names);
 		return EXIT_RUNTIME;
 	}
-	ret = gpu_name(ctx, opts->gpu, gpu, sizeof(gpu));
+	/* a MIG-backed type is offered by its GI's device */
+	ret = gpu_mdev_parent(ctx, opts->gpu, given & ARG_BIT(VGPU_ADD_GI) ?
+			      (int)opts->gi : -1, gpu, sizeof(gpu));
 	if (ret)
 		return ret;
-	/* a MIG-backed type is offered by its GI's device, "<gpu>-gi<N>" */
-	if (given & ARG_BIT(VGPU_ADD_GI)) {
-		size_t n = strlen(gpu);
-
-		snprintf(gpu + n, sizeof(gpu) - n, "-gi%u", opts->gi);
-	}
 
 	err = sysfs_mdev_type_dir(gpu, opts->type, dir, sizeof(dir));
 	if (err == -ENOENT) {

@@ -427,7 +427,8 @@ static int gpuvirt_nl_gpu_fill(struct sk_buff *skb, void *obj,
 	    nla_put_u32(skb, GPUVIRT_A_GPU_MODE, gpu->mode) ||
 	    nla_put_string(skb, GPUVIRT_A_GPU_BACKEND, gpu->ops->name) ||
 	    nla_put_u32(skb, GPUVIRT_A_GPU_VGPU_MODE,
-			gpuvirt_gpu_vgpu_mode(gpu))) {
+			gpuvirt_gpu_vgpu_mode(gpu)) ||
+	    nla_put_string(skb, GPUVIRT_A_GPU_DEV_NAME, dev_name(gpu->dev))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
