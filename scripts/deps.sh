@@ -22,10 +22,14 @@ check_only=0
 # (scripts/debug-kernel.sh); clang builds the libFuzzer harnesses (fuzz/).
 # linux-source-6.1 and -6.12: the kernel's mdev samples for each kernel
 # (scripts/mdev-samples.sh, the VM test of the other vGPU stacks).
+# pciutils reads the simulated GPUs' config space (lspci); libvirt's daemon,
+# QEMU driver and clients, mdevctl and udev are the node-device consumer of
+# selftests/vm/libvirt_nodedev.sh.
 tools_pkgs=(build-essential pkg-config libmnl-dev libyaml-dev sparse cppcheck dkms kmod
 	    qemu-system-x86 busybox-static cpio xz-utils python3 python3-yaml
 	    python3-jsonschema linux-source-6.12 linux-source-6.1 debhelper dh-dkms lintian
-	    bc flex bison libelf-dev libssl-dev clang)
+	    bc flex bison libelf-dev libssl-dev clang pciutils libvirt-daemon
+	    libvirt-daemon-driver-qemu libvirt-clients mdevctl udev)
 
 newest_612() {
 	apt-cache pkgnames linux-headers-6.12. 2>/dev/null |
