@@ -4,7 +4,7 @@
  *
  * A GPU is in one of two modes. In time-sliced mode its own mdev parent
  * offers the time-sliced types and one scheduler shares all its engines.
- * In MIG mode that parent is withdrawn (its types leave sysfs) and the GPU
+ * In MIG mode that parent's time-sliced types offer nothing and the GPU
  * is cut into GIs, each with its own VRAM range, its own engines and its
  * own scheduler. Changing the mode needs a GPU without vGPUs and without
  * GIs, and resets the GPU (the backend's reset op), as on hardware.
@@ -13,22 +13,21 @@
  * device, and that device is the mdev parent of the GI's MIG-backed vGPU
  * type:
  *
- *   /sys/class/mdev_bus/sim0-gi2 -> .../sim0/sim0-gi2
- *   /sys/class/gpuvirt_gi/sim0-gi2 -> .../sim0/sim0-gi2
- *   .../sim0/sim0-gi2/mdev_supported_types/gpuvirt_gi-H200-3-71C/
- *   .../sim0/sim0-gi2/{profile,placement,engines,vram_offset,vram_size}
- *   .../sim0/sim0-gi2/gpuvirt/{sched_policy,sched_slice_us}
+ *   /sys/class/mdev_bus/sim0-gi2 -> .../8000:00:00.0/sim0-gi2
+ *   /sys/class/gpuvirt_gi/sim0-gi2 -> .../8000:00:00.0/sim0-gi2
+ *   .../sim0-gi2/mdev_supported_types/gpuvirt_gi-H200-3-71C/
+ *   .../sim0-gi2/{profile,placement,engines,vram_offset,vram_size}
+ *   .../sim0-gi2/gpuvirt/{sched_policy,sched_slice_us}
  *
- * Why a parent per GI rather than more types on the GPU: an mdev type
- * belongs to one parent, and its available_instances, its devices/ list
- * and the devices created from it must all speak of one place the vGPU
- * can go. With one parent per GI, a management stack (libvirt's nodedev,
- * OpenStack's placement) sees each GI as the separate inventory it is,
- * chooses the GI by choosing the parent, and needs no gpuvirt-specific
- * knowledge; the same is true of NVIDIA's own MIG-backed vGPU, where the
- * GI is picked by the parent device. It also keeps the invariant every
- * other part of the core relies on: a parent is one VRAM range, one set of
- * engines and one scheduler.
+ * A GI's parent lets a tool pick the GI by picking the parent, and keeps
+ * the invariant the rest of the core relies on: a parent is one VRAM
+ * range, one set of engines and one scheduler. It is not a PCI device,
+ * though, and libvirt (so OpenStack Nova) takes only PCI devices as mdev
+ * parents; so the GPU's own parent, its PCI function, offers the same
+ * MIG-backed types too, and places a vGPU of one on the lowest GI of its
+ * profile with room, as NVIDIA's driver does on the GPU's PCI device
+ * (mdev.c). Both ways a vGPU belongs to its GI's parent: its slice, its
+ * engines and its scheduler are the GI's.
  *
  * Isolation follows from that: a GI's vGPU gets a VRAM slice inside the
  * GI's range, every command is range-checked against that slice, and its

@@ -8,14 +8,15 @@
  * Registration, in this order, each step undone in reverse:
  *   1. debugfs: <debugfs>/gpuvirt/gpus/<id>/, where the vGPUs' directories
  *	go from the moment they can exist;
- *   2. mdev parent: the time-sliced vGPU types (mdev.c);
+ *   2. mdev parent: the time-sliced and MIG-backed vGPU types (mdev.c);
  *   3. sysfs: the GPU's files are the device's own groups
  *	(gpuvirt_gpu_groups), there since the device was announced; they
  *	answer once the GPU can be found, which is the next step;
  *   4. announce: the GPU enters the registry, where netlink, sysfs and
  *	debugfs find it, and the monitor group hears of it.
- * Unregistration withdraws the announcement, tears MIG down (every GI with
- * its vGPUs), withdraws the mdev parent (removing the GPU's vGPUs), then
+ * Unregistration withdraws the announcement, withdraws the mdev parent
+ * (removing the vGPUs made through it), tears MIG down (every GI with its
+ * vGPUs), then
  * waits for the last reference before freeing the parent and debugfs.
  *
  * Locking (struct gpuvirt_gpu documents each field):
@@ -303,9 +304,12 @@ void gpuvirt_gpu_unregister(struct gpuvirt_gpu *gpu)
 	gpu->registered = false;
 	mutex_unlock(&gpuvirt_registry.lock);
 
-	/* MIG teardown and the mdev parent: both wait for VFIO users */
-	gpuvirt_mig_gpu_del(gpu);
+	/*
+	 * The mdev parent, then MIG teardown: both wait for VFIO users. The
+	 * parent goes first, as MIG-backed vGPUs made through it live on GIs.
+	 */
 	gpuvirt_mdev_parent_withdraw(gpu->mdev);
+	gpuvirt_mig_gpu_del(gpu);
 	mutex_unlock(&gpu->lock);
 
 	/* sysfs and netlink users that found the GPU before it went */
@@ -348,7 +352,7 @@ static void gpuvirt_gpu_set_mig(struct gpuvirt_gpu *gpu, struct gpuvirt_mig *m)
 	mutex_unlock(&gpuvirt_registry.lock);
 }
 
-/* Time-sliced to MIG: the GPU's own types leave, the GPU is reset. */
+/* Time-sliced to MIG: the time-sliced types empty, the GPU is reset. */
 static int gpuvirt_gpu_mig_on(struct gpuvirt_gpu *gpu,
 			      struct gpuvirt_mig_why *why)
 {
@@ -358,7 +362,7 @@ static int gpuvirt_gpu_mig_on(struct gpuvirt_gpu *gpu,
 	m = gpuvirt_mig_alloc(gpu, why);
 	if (IS_ERR(m))
 		return PTR_ERR(m);
-	err = gpuvirt_mdev_parent_offline(gpu->mdev);
+	err = gpuvirt_mdev_set_mig(gpu->mdev, true);
 	if (err) {
 		snprintf(why->msg, sizeof(why->msg),
 			 "GPU %s has time-sliced vGPUs; remove them first",
@@ -366,7 +370,6 @@ static int gpuvirt_gpu_mig_on(struct gpuvirt_gpu *gpu,
 		gpuvirt_mig_free(m);
 		return err;
 	}
-	gpuvirt_mdev_parent_withdraw(gpu->mdev);
 	gpu->ops->reset(gpu);
 	gpuvirt_gpu_set_mig(gpu, m);
 	return 0;
@@ -384,13 +387,7 @@ static int gpuvirt_gpu_mig_off(struct gpuvirt_gpu *gpu,
 		return err;
 	gpuvirt_gpu_set_mig(gpu, NULL);
 	gpu->ops->reset(gpu);
-	err = gpuvirt_mdev_parent_publish(gpu->mdev);
-	if (err) {
-		gpuvirt_gpu_set_mig(gpu, m);
-		snprintf(why->msg, sizeof(why->msg),
-			 "could not offer the time-sliced types again");
-		return err;
-	}
+	gpuvirt_mdev_set_mig(gpu->mdev, false);
 	gpuvirt_mig_free(m);
 	return 0;
 }

@@ -7,6 +7,14 @@
  *
  *   /sys/class/mdev_bus/<gpu>/mdev_supported_types/<driver>-<profile>/
  *	name, description, available_instances, device_api, create, devices/
+ *
+ * A GPU that has MIG profiles also offers its MIG-backed types there, as
+ * NVIDIA's driver offers them on the GPU's PCI device: libvirt, and so
+ * OpenStack Nova, take only PCI devices as mdev parents, and a GI's own
+ * parent (gi.c) is not one. In time-sliced mode they have no instance; in
+ * MIG mode a type's available_instances is the number of its GIs with
+ * room, and a vGPU created from it goes to the lowest-numbered of them.
+ * The time-sliced types have no instance in MIG mode.
  */
 #include <linux/slab.h>
 
@@ -17,16 +25,114 @@ static struct gpuvirt_type *to_gpuvirt_type(struct mdev_type *mtype)
 	return container_of(mtype, struct gpuvirt_type, mtype);
 }
 
+/*
+ * Call @fn on the GIs of @type's GI profile, lowest id first, each with its
+ * parent's lock held, until it returns true. Every GI found is linked, so
+ * its parent lives until the registry lock is dropped; a GI being destroyed
+ * is offline first (gpuvirt_gi_destroy()).
+ */
+static void gpuvirt_mdev_for_each_gi(struct gpuvirt_type *type,
+				     bool (*fn)(struct gpuvirt_mdev_parent *gi_mp,
+						void *arg),
+				     void *arg)
+{
+	struct gpuvirt_gpu *gpu = type->parent->gpu;
+	struct gpuvirt_mdev_parent *gi_mp;
+	struct gpuvirt_mig *m;
+	unsigned int i;
+	bool stop = false;
+
+	mutex_lock(&gpuvirt_registry.lock);
+	m = gpu->mig;
+	for (i = 0; m && i < GPUVIRT_MIG_GIS_MAX && !stop; i++) {
+		if (!m->gi[i] || m->gi[i]->profile != type->mig_profile)
+			continue;
+		gi_mp = m->gi[i]->mp;
+		mutex_lock(&gi_mp->lock);
+		if (!gi_mp->offline)
+			stop = fn(gi_mp, arg);
+		mutex_unlock(&gi_mp->lock);
+	}
+	mutex_unlock(&gpuvirt_registry.lock);
+}
+
+static bool gpuvirt_mdev_gi_count(struct gpuvirt_mdev_parent *gi_mp,
+				  void *arg)
+{
+	*(unsigned int *)arg += gpuvirt_fb_available(&gi_mp->fb,
+						     &gi_mp->profiles[0]);
+	return false;
+}
+
 static unsigned int gpuvirt_mdev_get_available(struct mdev_type *mtype)
 {
 	struct gpuvirt_type *type = to_gpuvirt_type(mtype);
 	struct gpuvirt_mdev_parent *mp = type->parent;
-	unsigned int n;
+	unsigned int n = 0;
 
+	if (type->mig_profile >= 0) {
+		gpuvirt_mdev_for_each_gi(type, gpuvirt_mdev_gi_count, &n);
+		return n;
+	}
 	mutex_lock(&mp->lock);
-	n = gpuvirt_fb_available(&mp->fb, type->profile);
+	if (!mp->mig)
+		n = gpuvirt_fb_available(&mp->fb, type->profile);
 	mutex_unlock(&mp->lock);
 	return n;
+}
+
+struct gpuvirt_mdev_gi_place {
+	u64 *offset;
+	struct gpuvirt_mdev_parent *mp;
+};
+
+static bool gpuvirt_mdev_gi_place(struct gpuvirt_mdev_parent *gi_mp,
+				  void *arg)
+{
+	struct gpuvirt_mdev_gi_place *pl = arg;
+
+	if (gpuvirt_fb_place(&gi_mp->fb, &gi_mp->profiles[0], pl->offset))
+		return false;
+	pl->mp = gi_mp;
+	return true;
+}
+
+/**
+ * gpuvirt_mdev_place() - place a new vGPU of a type
+ * @type: its type
+ * @offset: set to its framebuffer's offset in the parent's VRAM range
+ *
+ * A vGPU of a MIG-backed type of the GPU's own parent goes to the GI of
+ * its profile with the lowest id that has room; any other to the type's
+ * parent. The place is held until gpuvirt_fb_release() on the parent
+ * returned.
+ *
+ * Return: the parent the vGPU belongs to, or an ERR_PTR: -ENODEV if that
+ * parent is being withdrawn, -EBUSY for a time-sliced type of a GPU in MIG
+ * mode, -ENOSPC if no GI of the profile has room, or the placement error.
+ */
+struct gpuvirt_mdev_parent *gpuvirt_mdev_place(struct gpuvirt_type *type,
+					       u64 *offset)
+{
+	struct gpuvirt_mdev_parent *mp = type->parent;
+	int err;
+
+	if (type->mig_profile >= 0) {
+		struct gpuvirt_mdev_gi_place pl = { .offset = offset };
+
+		gpuvirt_mdev_for_each_gi(type, gpuvirt_mdev_gi_place, &pl);
+		return pl.mp ?: ERR_PTR(-ENOSPC);
+	}
+
+	mutex_lock(&mp->lock);
+	if (mp->offline)
+		err = -ENODEV;	/* the parent is going away */
+	else if (mp->mig)
+		err = -EBUSY;	/* the GPU is cut into GIs */
+	else
+		err = gpuvirt_fb_place(&mp->fb, type->profile, offset);
+	mutex_unlock(&mp->lock);
+	return err ? ERR_PTR(err) : mp;
 }
 
 static ssize_t gpuvirt_mdev_show_description(struct mdev_type *mtype,
@@ -153,31 +259,38 @@ void gpuvirt_mdev_parent_destroy(struct gpuvirt_mdev_parent *mp)
  */
 int gpuvirt_mdev_parent_publish(struct gpuvirt_mdev_parent *mp)
 {
-	unsigned int i;
+	unsigned int i, n = mp->nr_types + mp->nr_mig_types;
 	int err;
 
-	mp->types = kcalloc(mp->nr_types, sizeof(*mp->types), GFP_KERNEL);
+	mp->types = kcalloc(n, sizeof(*mp->types), GFP_KERNEL);
 	if (!mp->types)
 		return -ENOMEM;
-	mp->type_ptrs = kcalloc(mp->nr_types, sizeof(*mp->type_ptrs),
-				GFP_KERNEL);
+	mp->type_ptrs = kcalloc(n, sizeof(*mp->type_ptrs), GFP_KERNEL);
 	if (!mp->type_ptrs) {
 		err = -ENOMEM;
 		goto err_free_types;
 	}
-	for (i = 0; i < mp->nr_types; i++) {
-		mp->types[i].profile = &mp->profiles[i];
-		mp->types[i].parent = mp;
-		mp->types[i].mtype.sysfs_name = mp->profiles[i].name;
-		mp->types[i].mtype.pretty_name = mp->profiles[i].name;
-		mp->type_ptrs[i] = &mp->types[i].mtype;
+	for (i = 0; i < n; i++) {
+		struct gpuvirt_type *t = &mp->types[i];
+
+		if (i < mp->nr_types) {
+			t->profile = &mp->profiles[i];
+			t->mig_profile = -1;
+		} else {
+			t->profile = &mp->mig_profiles[i - mp->nr_types];
+			t->mig_profile = mp->mig_index[i - mp->nr_types];
+		}
+		t->parent = mp;
+		t->mtype.sysfs_name = t->profile->name;
+		t->mtype.pretty_name = t->profile->name;
+		mp->type_ptrs[i] = &t->mtype;
 	}
 
 	mutex_lock(&mp->lock);
 	mp->offline = false;
 	mutex_unlock(&mp->lock);
 	err = mdev_register_parent(&mp->parent, mp->dev, &gpuvirt_mdev_driver,
-				   mp->type_ptrs, mp->nr_types);
+				   mp->type_ptrs, n);
 	if (err)
 		goto err_offline;
 	mp->published = true;
@@ -240,8 +353,34 @@ void gpuvirt_mdev_parent_withdraw(struct gpuvirt_mdev_parent *mp)
 	mp->types = NULL;
 }
 
+/* The GPU's MIG-backed types, if it has MIG profiles (gpuvirt_mig_alloc()) */
+static void gpuvirt_mdev_mig_types(struct gpuvirt_gpu *gpu,
+				   struct gpuvirt_mdev_parent *mp)
+{
+	struct gpuvirt_mig_table *t;
+	unsigned int i;
+
+	if (gpu->engines < GPUVIRT_MIG_SLICES)
+		return;
+	t = kmalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return;	/* the GI parents still offer them */
+	if (!gpuvirt_mig_table_build(gpu->model, gpu->vram_size, gpu->engines,
+				     t)) {
+		for (i = 0; i < t->count && i < ARRAY_SIZE(mp->mig_profiles);
+		     i++) {
+			gpuvirt_profile_fill_mig(&mp->mig_profiles[i],
+						 t->profile[i].vgpu_name,
+						 t->profile[i].mem_size);
+			mp->mig_index[i] = i;
+		}
+		mp->nr_mig_types = i;
+	}
+	kfree(t);
+}
+
 /**
- * gpuvirt_mdev_gpu_add() - offer a GPU's time-sliced vGPU types
+ * gpuvirt_mdev_gpu_add() - offer a GPU's vGPU types
  * @gpu: a GPU being registered, not yet visible to userspace
  *
  * Return: 0, -ENOMEM, -EINVAL when no profile fits the GPU, or the error of
@@ -267,6 +406,7 @@ int gpuvirt_mdev_gpu_add(struct gpuvirt_gpu *gpu)
 		goto err_destroy_mp;
 	}
 	mp->nr_types = n;
+	gpuvirt_mdev_mig_types(gpu, mp);
 
 	err = gpuvirt_mdev_parent_publish(mp);
 	if (err)
@@ -313,6 +453,30 @@ int gpuvirt_mdev_set_mixed(struct gpuvirt_mdev_parent *mp, bool mixed)
 
 	mutex_lock(&mp->lock);
 	err = gpuvirt_fb_set_mixed(&mp->fb, mixed);
+	mutex_unlock(&mp->lock);
+	return err;
+}
+
+/**
+ * gpuvirt_mdev_set_mig() - the GPU's own parent enters or leaves MIG mode
+ * @mp: the GPU's own parent
+ * @mig: true when the GPU goes into MIG mode
+ *
+ * In MIG mode the time-sliced types offer nothing and the MIG-backed ones
+ * place vGPUs on GIs.
+ *
+ * Context: the GPU's lock held.
+ * Return: 0, or -EBUSY when entering MIG mode while the parent has a vGPU.
+ */
+int gpuvirt_mdev_set_mig(struct gpuvirt_mdev_parent *mp, bool mig)
+{
+	int err = 0;
+
+	mutex_lock(&mp->lock);
+	if (mig && mp->fb.count)
+		err = -EBUSY;
+	else
+		mp->mig = mig;
 	mutex_unlock(&mp->lock);
 	return err;
 }

@@ -1388,7 +1388,7 @@ static int gpuvirt_vgpu_init(struct vfio_device *vdev)
 	struct mdev_device *mdev = to_mdev_device(vdev->dev);
 	struct gpuvirt_type *type = container_of(mdev->type,
 						 struct gpuvirt_type, mtype);
-	struct gpuvirt_mdev_parent *mp = type->parent;
+	struct gpuvirt_mdev_parent *mp;
 	u64 offset;
 	int err, id;
 
@@ -1401,14 +1401,11 @@ static int gpuvirt_vgpu_init(struct vfio_device *vdev)
 	if (id < 0)
 		return id;
 
-	mutex_lock(&mp->lock);
-	if (mp->offline)
-		err = -ENODEV;	/* the parent is going away */
-	else
-		err = gpuvirt_fb_place(&mp->fb, type->profile, &offset);
-	mutex_unlock(&mp->lock);
-	if (err)
+	mp = gpuvirt_mdev_place(type, &offset);
+	if (IS_ERR(mp)) {
+		err = PTR_ERR(mp);
 		goto err_ida;
+	}
 
 	vgpu->mp = mp;
 	vgpu->type = type;

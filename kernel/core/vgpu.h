@@ -77,13 +77,17 @@ struct gpuvirt_sched {
 /**
  * struct gpuvirt_type - one vGPU type of one GPU, an mdev type
  * @mtype: the mdev type; sysfs_name is the profile name
- * @profile: the profile, in @parent->profiles
+ * @profile: the profile, in @parent->profiles or @parent->mig_profiles
  * @parent: the GPU's mdev state
+ * @mig_profile: for a MIG-backed type offered on the GPU's own parent, the
+ *	GI profile (index in the GPU's MIG table) whose GIs its vGPUs go to;
+ *	-1 for a type whose vGPUs go to @parent itself
  */
 struct gpuvirt_type {
 	struct mdev_type mtype;
 	const struct gpuvirt_profile *profile;
 	struct gpuvirt_mdev_parent *parent;
+	int mig_profile;
 };
 
 /**
@@ -100,24 +104,33 @@ struct gpuvirt_type {
  * @engines: the engines the parent's vGPUs run on, bit n for engine n
  * @ctx_base: added to a vGPU's policy slot to make its execution context
  *	id, so that ids stay unique on the GPU across GIs
- * @lock: protects @fb and @offline
+ * @lock: protects @fb, @offline and @mig
  * @fb: VRAM placements; a vGPU holds its place from init to release
- * @offline: no vGPU may be created: the parent is being withdrawn (mode
- *	change, GI destroy)
+ * @offline: no vGPU may be created: the parent is being withdrawn (GPU
+ *	unregistration, GI destroy)
+ * @mig: the GPU's own parent while the GPU is in MIG mode: its time-sliced
+ *	types offer nothing, its MIG-backed types place vGPUs on GIs
  * @published: the mdev parent is registered; changed under the GPU's
  *	lock only
- * @nr_types: entries used in @profiles, and in @types and @type_ptrs while
- *	published
- * @profiles: the profiles offered
- * @types: the mdev types made of them, allocated while published
+ * @nr_types: entries used in @profiles
+ * @profiles: the profiles offered, time-sliced or (a GI's) MIG-backed
+ * @nr_mig_types: entries used in @mig_profiles and @mig_index; the GPU's
+ *	own parent only
+ * @mig_profiles: the GPU's MIG-backed vGPU types, offered on its own parent
+ *	so that consumers that take only PCI devices as mdev parents (libvirt,
+ *	and through it OpenStack Nova) see them; a vGPU of one goes to the
+ *	GI of that profile with the lowest id that has room
+ * @mig_index: for each of @mig_profiles, its GI profile in the MIG table
+ * @types: the mdev types made of @profiles, then of @mig_profiles,
+ *	allocated while published
  * @type_ptrs: what mdev_register_parent() takes, likewise
  * @sched: the engines' scheduler
  * @debugfs: the directory @debugfs_sched and @debugfs_vgpus are in
  * @debugfs_sched: <dir>/sched
  * @debugfs_vgpus: <dir>/vgpus/
  *
- * The GPU's own parent is allocated when the GPU registers and freed after
- * it unregisters; it is published in time-sliced mode only. A GI's lives
+ * The GPU's own parent is allocated when the GPU registers, published
+ * until it unregisters, and freed after that. A GI's lives
  * as long as the GI. Either is freed only once mdev_unregister_parent()
  * has removed every vGPU of it.
  */
@@ -132,9 +145,13 @@ struct gpuvirt_mdev_parent {
 	struct mutex lock;	/* see above */
 	struct gpuvirt_fb fb;
 	bool offline;
+	bool mig;
 	bool published;
 	unsigned int nr_types;
 	struct gpuvirt_profile profiles[GPUVIRT_PROFILES_MAX];
+	unsigned int nr_mig_types;
+	struct gpuvirt_profile mig_profiles[GPUVIRT_MIG_PROFILES];
+	u8 mig_index[GPUVIRT_MIG_PROFILES];
 	struct gpuvirt_type *types;
 	struct mdev_type **type_ptrs;
 	struct gpuvirt_sched sched;
@@ -313,6 +330,9 @@ struct gpuvirt_mdev_parent *gpuvirt_gpu_mp(struct gpuvirt_gpu *gpu,
 					   unsigned int i);
 #define GPUVIRT_GPU_MPS	(1 + GPUVIRT_MIG_GIS_MAX)
 int gpuvirt_mdev_set_mixed(struct gpuvirt_mdev_parent *mp, bool mixed);
+int gpuvirt_mdev_set_mig(struct gpuvirt_mdev_parent *mp, bool mig);
+struct gpuvirt_mdev_parent *gpuvirt_mdev_place(struct gpuvirt_type *type,
+					       u64 *offset);
 bool gpuvirt_mdev_mixed(struct gpuvirt_mdev_parent *mp);
 
 extern const struct vfio_device_ops gpuvirt_vgpu_ops;
