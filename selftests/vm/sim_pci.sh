@@ -85,11 +85,11 @@ ktap_result $? "config space through the PCI core equals the sim's (header, PCIe
 
 # 6: writes: command bits stick, read-only fields do not change
 setpci -s $F0 COMMAND=0x0006 && setpci -s $F0 VENDOR_ID=0x1234 &&
-	setpci -s $F0 CLASS=0x0300 && setpci -s $F0 CAP_EXP+8.w=0x2030
+	setpci -s $F0 CLASS_DEVICE=0x0300 && setpci -s $F0 CAP_EXP+8.w=0x2030
 ktap_diag "$(dbg_bytes sim0 000) / $(dbg_bytes sim0 040)"
 [ "$(setpci -s $F0 COMMAND)" = 0006 ] &&
 	[ "$(dbg_bytes sim0 000 | cut -d' ' -f1-6)" = "fc ff 01 00 06 00" ] &&
-	[ "$(setpci -s $F0 CLASS)" = 0302 ] &&
+	[ "$(setpci -s $F0 CLASS_DEVICE)" = 0302 ] &&
 	[ "$(setpci -s $F0 CAP_EXP+8.w)" = 2030 ]
 ktap_result $? "config writes: COMMAND and PCIe device control stick in the sim, vendor and class are read-only"
 
