@@ -25,6 +25,7 @@
 struct gpuvirt_gpu;
 struct gpuvirt_mdev_parent;
 struct gpuvirt_mig;
+struct gpuvirt_sriov;
 
 /**
  * enum gpuvirt_cmd_op - what an engine can be asked to do
@@ -104,6 +105,24 @@ struct gpuvirt_exec_ctx {
 };
 
 /**
+ * struct gpuvirt_vf_config - what a VF is provisioned with (SR-IOV)
+ * @type: the vGPU type's name, e.g. "H200-35C"
+ * @vram_offset: its framebuffer slice in the GPU's VRAM
+ * @vram_size: the slice's size
+ * @engines: the engines it may run on, bit n for engine n
+ * @ctx: its execution context id (struct gpuvirt_exec_ctx.id)
+ * @gi: the GPU instance it belongs to, or -1 for a time-sliced vGPU
+ */
+struct gpuvirt_vf_config {
+	const char *type;
+	u64 vram_offset;
+	u64 vram_size;
+	u64 engines;
+	u32 ctx;
+	int gi;
+};
+
+/**
  * struct gpuvirt_backend_ops - what the core may ask of a backend
  * @name: backend driver name, reported to userspace
  * @vram_page: return the host page behind VRAM byte @offset, with a
@@ -144,9 +163,20 @@ struct gpuvirt_exec_ctx {
  * @reset: reset the whole GPU, as a MIG mode change does on hardware:
  *	every engine, and VRAM, which afterwards reads as zero everywhere.
  *	The core calls it only while no vGPU exists. May sleep.
+ * @vf_provision: (SR-IOV, optional) give virtual function @vf (0-based)
+ *	the resources of a vGPU, as a vendor's firmware does when a VF is
+ *	given a type: its VRAM slice, engines and context. The slice reads as
+ *	zero already. Called with the VF's lock held, before the VF is
+ *	offered to a VFIO user. Returns 0 or a negative errno, which fails
+ *	the typing. May sleep.
+ * @vf_release: (SR-IOV, optional) take back what @vf_provision gave, when
+ *	the VF's type is cleared or the VF goes away, after its VFIO user has
+ *	closed it. May sleep.
  *
- * Every member is required: gpuvirt_gpu_register() refuses a GPU whose ops
- * lack one, naming it. Capabilities are the fields of struct gpuvirt_gpu:
+ * Every member but the SR-IOV ones is required: gpuvirt_gpu_register()
+ * refuses a GPU whose ops lack one, naming it. A GPU offers the sriov
+ * vGPU model only if its device is a PCI physical function, @max_vfs in
+ * struct gpuvirt_gpu is not 0, and both SR-IOV ops are there. Capabilities are the fields of struct gpuvirt_gpu:
  * VRAM size and engine count. Every op is called with no core lock held
  * unless its description says otherwise; the reset op is called with the
  * GPU's own lock held.
@@ -162,6 +192,9 @@ struct gpuvirt_backend_ops {
 		    struct gpuvirt_cmd *cmd, u64 budget_ns, u64 *cost_ns);
 	void (*engine_reset)(struct gpuvirt_gpu *gpu, u64 engines);
 	void (*reset)(struct gpuvirt_gpu *gpu);
+	int (*vf_provision)(struct gpuvirt_gpu *gpu, unsigned int vf,
+			    const struct gpuvirt_vf_config *cfg);
+	void (*vf_release)(struct gpuvirt_gpu *gpu, unsigned int vf);
 };
 
 /**
@@ -176,6 +209,8 @@ struct gpuvirt_backend_ops {
  * @model_name: model name reported to userspace
  * @vram_size: framebuffer size in bytes
  * @engines: number of execution engines
+ * @max_vfs: SR-IOV: how many VFs the PF has (its TotalVFs), 0 without
+ *	SR-IOV; see struct gpuvirt_backend_ops for what else it takes
  * @lock: the GPU's own lock (kernel/core/gpu.c). Serialises every change
  *	of the GPU's configuration (mode, vGPU mode, GIs) and its
  *	unregistration. Taken before the registry lock and before any lock
@@ -191,8 +226,9 @@ struct gpuvirt_backend_ops {
  * @registered: set between gpuvirt_gpu_register() and _unregister()
  * @debugfs: the core's debugfs directory for this GPU
  * @mdev: the core's vGPU state for this GPU
+ * @sriov: the core's SR-IOV state, for a GPU that has SR-IOV
  *
- * The backend owns the memory and fills in @dev to @engines before
+ * The backend owns the memory and fills in @dev to @max_vfs before
  * registering; the core owns the rest. All fields are stable while
  * registered except @mode, @mig and @registered, which are written under
  * both @lock and the registry lock, and may be read under either.
@@ -206,6 +242,7 @@ struct gpuvirt_gpu {
 	char model_name[GPUVIRT_MODEL_NAME_MAX];
 	u64 vram_size;
 	u32 engines;
+	u32 max_vfs;
 
 	/* owned by the core */
 	struct mutex lock;	/* see above */
@@ -216,6 +253,7 @@ struct gpuvirt_gpu {
 	bool registered;
 	struct dentry *debugfs;
 	struct gpuvirt_mdev_parent *mdev;
+	struct gpuvirt_sriov *sriov;
 };
 
 /*
@@ -230,5 +268,20 @@ extern const struct attribute_group *gpuvirt_gpu_groups[];
 const struct gpuvirt_model *gpuvirt_model_lookup(const char *name);
 int gpuvirt_gpu_register(struct gpuvirt_gpu *gpu);
 void gpuvirt_gpu_unregister(struct gpuvirt_gpu *gpu);
+
+/*
+ * SR-IOV (kernel/core/sriov.c). A backend whose GPU has SR-IOV calls
+ * gpuvirt_sriov_configure() from its PF driver's sriov_configure, and
+ * binds the VFs to a VF driver whose probe calls gpuvirt_vf_add(), whose
+ * remove calls gpuvirt_vf_del(), and whose dev_groups are gpuvirt_vf_groups
+ * (<VF>/gpuvirt/: creatable_vgpu_types, current_vgpu_type, vgpu_uuid). The
+ * core owns the VFs' driver data. gpuvirt_gpu_unregister() disables the
+ * VFs first.
+ */
+struct pci_dev;
+extern const struct attribute_group *gpuvirt_vf_groups[];
+int gpuvirt_sriov_configure(struct gpuvirt_gpu *gpu, int num_vfs);
+int gpuvirt_vf_add(struct pci_dev *pdev);
+void gpuvirt_vf_del(struct pci_dev *pdev);
 
 #endif /* GPUVIRT_BACKEND_H */

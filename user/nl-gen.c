@@ -16,6 +16,9 @@ const uint8_t gpu_policy[GPUVIRT_A_GPU_MAX + 1] = {
 	[GPUVIRT_A_GPU_BACKEND] = MNL_TYPE_NUL_STRING,
 	[GPUVIRT_A_GPU_VGPU_MODE] = MNL_TYPE_U32,
 	[GPUVIRT_A_GPU_DEV_NAME] = MNL_TYPE_NUL_STRING,
+	[GPUVIRT_A_GPU_VGPU_MODEL] = MNL_TYPE_U32,
+	[GPUVIRT_A_GPU_MAX_VFS] = MNL_TYPE_U32,
+	[GPUVIRT_A_GPU_NUM_VFS] = MNL_TYPE_U32,
 };
 
 const char *const gpu_attr_names[GPUVIRT_A_GPU_MAX + 1] = {
@@ -29,6 +32,9 @@ const char *const gpu_attr_names[GPUVIRT_A_GPU_MAX + 1] = {
 	[GPUVIRT_A_GPU_PAD] = "pad",
 	[GPUVIRT_A_GPU_VGPU_MODE] = "vgpu-mode",
 	[GPUVIRT_A_GPU_DEV_NAME] = "dev-name",
+	[GPUVIRT_A_GPU_VGPU_MODEL] = "vgpu-model",
+	[GPUVIRT_A_GPU_MAX_VFS] = "max-vfs",
+	[GPUVIRT_A_GPU_NUM_VFS] = "num-vfs",
 };
 
 const uint8_t type_policy[GPUVIRT_A_TYPE_MAX + 1] = {
@@ -127,6 +133,7 @@ const uint8_t vgpu_policy[GPUVIRT_A_VGPU_MAX + 1] = {
 	[GPUVIRT_A_VGPU_HEADS] = MNL_TYPE_U32,
 	[GPUVIRT_A_VGPU_HEAD] = MNL_TYPE_NESTED,
 	[GPUVIRT_A_VGPU_MIGRATION] = MNL_TYPE_NESTED,
+	[GPUVIRT_A_VGPU_VF] = MNL_TYPE_NUL_STRING,
 };
 
 const char *const vgpu_attr_names[GPUVIRT_A_VGPU_MAX + 1] = {
@@ -147,6 +154,7 @@ const char *const vgpu_attr_names[GPUVIRT_A_VGPU_MAX + 1] = {
 	[GPUVIRT_A_VGPU_HEADS] = "heads",
 	[GPUVIRT_A_VGPU_HEAD] = "head",
 	[GPUVIRT_A_VGPU_MIGRATION] = "migration",
+	[GPUVIRT_A_VGPU_VF] = "vf",
 };
 
 const uint8_t sched_policy[GPUVIRT_A_SCHED_MAX + 1] = {
@@ -281,6 +289,12 @@ const struct arg_enum gpu_mode_names[3] = {
 const struct arg_enum vgpu_mode_names[3] = {
 	{ "homogeneous", GPUVIRT_VGPU_MODE_HOMOGENEOUS },
 	{ "mixed", GPUVIRT_VGPU_MODE_MIXED },
+	{ .name = NULL },
+};
+
+const struct arg_enum vgpu_model_names[3] = {
+	{ "mdev", GPUVIRT_VGPU_MODEL_MDEV },
+	{ "sriov", GPUVIRT_VGPU_MODEL_SRIOV },
 	{ .name = NULL },
 };
 

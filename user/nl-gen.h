@@ -76,6 +76,7 @@ extern const char *const pt_attr_names[GPUVIRT_A_PT_MAX + 1];
 /* Enums: every entry's name and value, ended by a NULL name. */
 extern const struct arg_enum gpu_mode_names[3];
 extern const struct arg_enum vgpu_mode_names[3];
+extern const struct arg_enum vgpu_model_names[3];
 extern const struct arg_enum sched_policy_names[5];
 extern const struct arg_enum migration_state_names[9];
 

@@ -145,7 +145,7 @@ void gpuvirt_debugfs_mdev_del(struct gpuvirt_mdev_parent *mp)
 
 void gpuvirt_debugfs_vgpu_add(struct gpuvirt_vgpu *vgpu)
 {
-	vgpu->debugfs = debugfs_create_dir(dev_name(vgpu->vdev.dev),
+	vgpu->debugfs = debugfs_create_dir(vgpu->uuid,
 					   vgpu->mp->debugfs_vgpus);
 	debugfs_create_file("sched", 0400, vgpu->debugfs, vgpu,
 			    &gpuvirt_debugfs_vgpu_sched_fops);

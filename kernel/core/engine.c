@@ -358,7 +358,7 @@ static bool gpuvirt_engine_step(struct gpuvirt_vgpu *vgpu, u64 budget_ns,
 		if (r->cmd_stuck_ns >= GPUVIRT_ENGINE_HANG_NS) {
 			dev_warn_ratelimited(gpu->dev,
 					     "vGPU %s hung the engines; resetting them\n",
-					     dev_name(vgpu->vdev.dev));
+					     vgpu->uuid);
 			gpu->ops->engine_reset(gpu, vgpu->mp->engines);
 			gpuvirt_engine_fail(vgpu, GPUVIRT_VGPU_ERR_HANG);
 			return false;
@@ -574,7 +574,7 @@ int gpuvirt_sched_find_gpu_id(const char *uuid, u32 *gpu_id)
 	spin_lock(&gpuvirt_vgpu_index_lock);
 	hash_for_each_possible(gpuvirt_vgpu_index, vgpu, uuid_node,
 			       gpuvirt_vgpu_index_key(uuid)) {
-		if (!strcmp(dev_name(vgpu->vdev.dev), uuid)) {
+		if (!strcmp(vgpu->uuid, uuid)) {
 			*gpu_id = vgpu->mp->gpu->id;
 			err = 0;
 			break;
@@ -604,7 +604,7 @@ int gpuvirt_sched_add(struct gpuvirt_vgpu *vgpu)
 		memset(&vgpu->stats, 0, sizeof(vgpu->stats));
 		spin_lock(&gpuvirt_vgpu_index_lock);
 		hash_add(gpuvirt_vgpu_index, &vgpu->uuid_node,
-			 gpuvirt_vgpu_index_key(dev_name(vgpu->vdev.dev)));
+			 gpuvirt_vgpu_index_key(vgpu->uuid));
 		spin_unlock(&gpuvirt_vgpu_index_lock);
 	}
 	spin_unlock(&s->lock);
@@ -646,7 +646,7 @@ struct gpuvirt_vgpu *gpuvirt_sched_find_locked(struct gpuvirt_sched *s,
 
 	lockdep_assert_held(&s->lock);
 	for (i = 0; i < GPUVIRT_SP_SLOTS; i++)
-		if (s->vgpus[i] && !strcmp(dev_name(s->vgpus[i]->vdev.dev), uuid))
+		if (s->vgpus[i] && !strcmp(s->vgpus[i]->uuid, uuid))
 			return s->vgpus[i];
 	return NULL;
 }

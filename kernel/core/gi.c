@@ -39,6 +39,7 @@
 #include <linux/slab.h>
 
 #include "gi.h"
+#include "sriov.h"
 #include "vgpu.h"
 
 static void gpuvirt_gi_release(struct device *dev)
@@ -271,6 +272,7 @@ int gpuvirt_gi_create(struct gpuvirt_gpu *gpu, unsigned int profile,
 		goto err_del_dev;
 	}
 	mp->gi = gi;
+	mp->sriov = gpuvirt_gpu_sriov(gpu);	/* no GI exists across a switch */
 	mp->nr_types = 1;
 	gpuvirt_profile_fill_mig(&mp->profiles[0], p->vgpu_name, p->mem_size);
 	gi->mp = mp;

@@ -35,6 +35,7 @@
 #include <linux/string.h>
 
 #include "gpuvirt.h"
+#include "sriov.h"
 #include "vgpu.h"
 
 struct gpuvirt_registry gpuvirt_registry = {
@@ -253,11 +254,15 @@ int gpuvirt_gpu_register(struct gpuvirt_gpu *gpu)
 	init_completion(&gpu->released);
 	gpu->mode = GPUVIRT_GPU_MODE_TIMESLICED;
 	gpu->mig = NULL;
+	gpu->sriov = NULL;
 
 	gpuvirt_debugfs_gpu_add(gpu);
 	err = gpuvirt_mdev_gpu_add(gpu);
 	if (err)
 		goto err_debugfs_del;
+	err = gpuvirt_sriov_gpu_add(gpu);
+	if (err)
+		goto err_mdev_del;
 
 	mutex_lock(&gpu->lock);
 	mutex_lock(&gpuvirt_registry.lock);
@@ -271,6 +276,9 @@ int gpuvirt_gpu_register(struct gpuvirt_gpu *gpu)
 		 gpu->id, gpu->name, gpu->model_name);
 	return 0;
 
+err_mdev_del:
+	gpuvirt_mdev_parent_withdraw(gpu->mdev);
+	gpuvirt_mdev_gpu_del(gpu);
 err_debugfs_del:
 	gpuvirt_debugfs_gpu_del(gpu);
 	mutex_destroy(&gpu->lock);
@@ -291,6 +299,9 @@ EXPORT_SYMBOL_GPL(gpuvirt_gpu_register);
  */
 void gpuvirt_gpu_unregister(struct gpuvirt_gpu *gpu)
 {
+	/* the VFs first, without the lock: their removal takes it */
+	gpuvirt_sriov_gpu_close(gpu);
+
 	mutex_lock(&gpu->lock);
 	if (WARN_ON_ONCE(!gpu->registered)) {
 		mutex_unlock(&gpu->lock);
@@ -316,6 +327,7 @@ void gpuvirt_gpu_unregister(struct gpuvirt_gpu *gpu)
 	gpuvirt_gpu_put(gpu);
 	wait_for_completion(&gpu->released);
 
+	gpuvirt_sriov_gpu_del(gpu);
 	gpuvirt_mdev_gpu_del(gpu);
 	gpuvirt_debugfs_gpu_del(gpu);
 	mutex_destroy(&gpu->lock);

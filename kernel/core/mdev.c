@@ -64,9 +64,16 @@ static bool gpuvirt_mdev_gi_count(struct gpuvirt_mdev_parent *gi_mp,
 	return false;
 }
 
-static unsigned int gpuvirt_mdev_get_available(struct mdev_type *mtype)
+/**
+ * gpuvirt_type_available() - how many more vGPUs of a type fit now
+ * @type: the type
+ *
+ * Whatever the vGPU model: a VF's creatable types are those with room.
+ *
+ * Return: the number of vGPUs of @type that could still be placed.
+ */
+unsigned int gpuvirt_type_available(struct gpuvirt_type *type)
 {
-	struct gpuvirt_type *type = to_gpuvirt_type(mtype);
 	struct gpuvirt_mdev_parent *mp = type->parent;
 	unsigned int n = 0;
 
@@ -75,10 +82,23 @@ static unsigned int gpuvirt_mdev_get_available(struct mdev_type *mtype)
 		return n;
 	}
 	mutex_lock(&mp->lock);
-	if (!mp->mig)
+	if (!mp->mig && !mp->offline)
 		n = gpuvirt_fb_available(&mp->fb, type->profile);
 	mutex_unlock(&mp->lock);
 	return n;
+}
+
+/* As mdev types: nothing in the sriov model, where the VFs take them. */
+static unsigned int gpuvirt_mdev_get_available(struct mdev_type *mtype)
+{
+	struct gpuvirt_type *type = to_gpuvirt_type(mtype);
+	struct gpuvirt_mdev_parent *mp = type->parent;
+	bool sriov;
+
+	mutex_lock(&mp->lock);
+	sriov = mp->sriov;
+	mutex_unlock(&mp->lock);
+	return sriov ? 0 : gpuvirt_type_available(type);
 }
 
 struct gpuvirt_mdev_gi_place {
@@ -101,6 +121,7 @@ static bool gpuvirt_mdev_gi_place(struct gpuvirt_mdev_parent *gi_mp,
  * gpuvirt_mdev_place() - place a new vGPU of a type
  * @type: its type
  * @offset: set to its framebuffer's offset in the parent's VRAM range
+ * @vf: the VF it is made on, or NULL for an mdev
  *
  * A vGPU of a MIG-backed type of the GPU's own parent goes to the GI of
  * its profile with the lowest id that has room; any other to the type's
@@ -109,13 +130,21 @@ static bool gpuvirt_mdev_gi_place(struct gpuvirt_mdev_parent *gi_mp,
  *
  * Return: the parent the vGPU belongs to, or an ERR_PTR: -ENODEV if that
  * parent is being withdrawn, -EBUSY for a time-sliced type of a GPU in MIG
- * mode, -ENOSPC if no GI of the profile has room, or the placement error.
+ * mode or for an mdev in the sriov model (or a VF in the mdev model), -ENOSPC if no GI of the profile has room, or the placement error.
  */
 struct gpuvirt_mdev_parent *gpuvirt_mdev_place(struct gpuvirt_type *type,
-					       u64 *offset)
+					       u64 *offset,
+					       struct gpuvirt_vf *vf)
 {
 	struct gpuvirt_mdev_parent *mp = type->parent;
 	int err;
+
+	/* in the sriov model only a VF makes vGPUs; in the mdev model none */
+	mutex_lock(&mp->lock);
+	err = mp->sriov != !!vf ? -EBUSY : 0;
+	mutex_unlock(&mp->lock);
+	if (err)
+		return ERR_PTR(err);
 
 	if (type->mig_profile >= 0) {
 		struct gpuvirt_mdev_gi_place pl = { .offset = offset };
@@ -477,6 +506,26 @@ int gpuvirt_mdev_set_mig(struct gpuvirt_mdev_parent *mp, bool mig)
 		err = -EBUSY;
 	else
 		mp->mig = mig;
+	mutex_unlock(&mp->lock);
+	return err;
+}
+
+/**
+ * gpuvirt_mdev_set_sriov() - a parent enters or leaves the sriov model
+ * @mp: the GPU's own parent or a GI's
+ * @sriov: true in the sriov vGPU model
+ *
+ * Return: 0, or -EBUSY when the parent has a vGPU.
+ */
+int gpuvirt_mdev_set_sriov(struct gpuvirt_mdev_parent *mp, bool sriov)
+{
+	int err = 0;
+
+	mutex_lock(&mp->lock);
+	if (mp->fb.count)
+		err = -EBUSY;
+	else
+		mp->sriov = sriov;
 	mutex_unlock(&mp->lock);
 	return err;
 }

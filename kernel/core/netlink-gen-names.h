@@ -18,6 +18,11 @@
 	[GPUVIRT_VGPU_MODE_MIXED] = "mixed", \
 }
 
+#define GPUVIRT_VGPU_MODEL_NAMES { \
+	[GPUVIRT_VGPU_MODEL_MDEV] = "mdev", \
+	[GPUVIRT_VGPU_MODEL_SRIOV] = "sriov", \
+}
+
 #define GPUVIRT_SCHED_POLICY_NAMES { \
 	[GPUVIRT_SCHED_POLICY_BEST_EFFORT] = "best-effort", \
 	[GPUVIRT_SCHED_POLICY_EQUAL_SHARE] = "equal-share", \

@@ -81,10 +81,11 @@ static const struct nla_policy gpuvirt_sched_set_nl_policy[GPUVIRT_A_SCHED_GI_ID
 };
 
 /* GPUVIRT_CMD_GPU_SET - do */
-static const struct nla_policy gpuvirt_gpu_set_nl_policy[GPUVIRT_A_GPU_VGPU_MODE + 1] = {
+static const struct nla_policy gpuvirt_gpu_set_nl_policy[GPUVIRT_A_GPU_VGPU_MODEL + 1] = {
 	[GPUVIRT_A_GPU_ID] = { .type = NLA_U32, },
 	[GPUVIRT_A_GPU_MODE] = NLA_POLICY_MAX(NLA_U32, 1),
 	[GPUVIRT_A_GPU_VGPU_MODE] = NLA_POLICY_MAX(NLA_U32, 1),
+	[GPUVIRT_A_GPU_VGPU_MODEL] = NLA_POLICY_MAX(NLA_U32, 1),
 };
 
 /* GPUVIRT_CMD_GI_GET - do */
@@ -211,7 +212,7 @@ const struct genl_split_ops gpuvirt_nl_ops[16] = {
 		.doit		= gpuvirt_nl_gpu_set_doit,
 		.post_doit	= gpuvirt_nl_post_doit_gpu,
 		.policy		= gpuvirt_gpu_set_nl_policy,
-		.maxattr	= GPUVIRT_A_GPU_VGPU_MODE,
+		.maxattr	= GPUVIRT_A_GPU_VGPU_MODEL,
 		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
 	},
 	{

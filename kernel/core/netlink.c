@@ -18,9 +18,11 @@
  * Handlers follow <fam>_nl_<obj>_<cmd>_doit/_dumpit, with one
  * <fam>_nl_<obj>_fill per object and <fam>_<obj>_notify for events.
  */
+#include <linux/pci.h>
 #include <net/genetlink.h>
 
 #include "gpuvirt.h"
+#include "sriov.h"
 #include "vgpu.h"
 
 /*
@@ -428,7 +430,14 @@ static int gpuvirt_nl_gpu_fill(struct sk_buff *skb, void *obj,
 	    nla_put_string(skb, GPUVIRT_A_GPU_BACKEND, gpu->ops->name) ||
 	    nla_put_u32(skb, GPUVIRT_A_GPU_VGPU_MODE,
 			gpuvirt_gpu_vgpu_mode(gpu)) ||
-	    nla_put_string(skb, GPUVIRT_A_GPU_DEV_NAME, dev_name(gpu->dev))) {
+	    nla_put_string(skb, GPUVIRT_A_GPU_DEV_NAME, dev_name(gpu->dev)) ||
+	    nla_put_u32(skb, GPUVIRT_A_GPU_VGPU_MODEL,
+			gpuvirt_gpu_sriov(gpu) ? GPUVIRT_VGPU_MODEL_SRIOV :
+						 GPUVIRT_VGPU_MODEL_MDEV) ||
+	    (gpu->sriov &&
+	     (nla_put_u32(skb, GPUVIRT_A_GPU_MAX_VFS, gpu->max_vfs) ||
+	      nla_put_u32(skb, GPUVIRT_A_GPU_NUM_VFS,
+			  pci_num_vf(to_pci_dev(gpu->dev)))))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -472,15 +481,31 @@ void gpuvirt_gpu_notify(struct gpuvirt_gpu *gpu, u8 cmd)
 int gpuvirt_nl_gpu_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *vmode = info->attrs[GPUVIRT_A_GPU_VGPU_MODE];
+	struct nlattr *model = info->attrs[GPUVIRT_A_GPU_VGPU_MODEL];
 	struct nlattr *mode = info->attrs[GPUVIRT_A_GPU_MODE];
 	struct gpuvirt_gpu *gpu = info->user_ptr[0];
 	struct gpuvirt_mig_why why;
+	const char *model_why;
 	u32 old_vmode;
 	int err;
 
-	if (!mode && !vmode) {
-		NL_SET_ERR_MSG(info->extack, "nothing to set: give mode or vgpu-mode");
+	if (!mode && !vmode && !model) {
+		NL_SET_ERR_MSG(info->extack, "nothing to set: give mode, vgpu-mode or vgpu-model");
 		return -EINVAL;
+	}
+	/* first: it changes nothing else, and refuses what would be undone */
+	if (model) {
+		err = gpuvirt_gpu_set_vgpu_model(gpu, nla_get_u32(model) ==
+						 GPUVIRT_VGPU_MODEL_SRIOV,
+						 &model_why);
+		if (err) {
+			/* a constant string, as NL_SET_ERR_MSG() stores */
+			info->extack->_msg = model_why;
+			NL_SET_BAD_ATTR(info->extack, model);
+			return err;
+		}
+		if (!mode && !vmode)
+			return 0;
 	}
 	old_vmode = gpuvirt_gpu_vgpu_mode(gpu);
 	if (vmode) {
@@ -774,7 +799,9 @@ static int gpuvirt_nl_vgpu_fill_locked(struct sk_buff *skb,
 	hdr = gpuvirt_nl_put_hdr(skb, m);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_string(skb, GPUVIRT_A_VGPU_UUID, dev_name(vgpu->vdev.dev)) ||
+	if (nla_put_string(skb, GPUVIRT_A_VGPU_UUID, vgpu->uuid) ||
+	    (vgpu->vf &&
+	     nla_put_string(skb, GPUVIRT_A_VGPU_VF, gpuvirt_vf_name(vgpu))) ||
 	    nla_put_u32(skb, GPUVIRT_A_VGPU_GPU_ID, vgpu->mp->gpu->id) ||
 	    nla_put_string(skb, GPUVIRT_A_VGPU_TYPE, vgpu->type->profile->name) ||
 	    nla_put_u32(skb, GPUVIRT_A_VGPU_WEIGHT, slot->weight) ||

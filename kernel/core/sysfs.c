@@ -5,6 +5,7 @@
  *   <gpu device>/gpuvirt/		per GPU
  *	mig_mode	0 | 1 (only without vGPUs and GIs; resets the GPU)
  *	vgpu_mode	homogeneous | mixed (only while the GPU has no vGPUs)
+ *	vgpu_model	mdev | sriov (only without vGPUs, GIs and VFs; sriov.c)
  *	sched_policy	best-effort | equal-share | fixed-share | weighted
  *	sched_slice_us	0 (the default for the vGPU count) or 100..100000
  *   <gi device>/gpuvirt/		per GI in MIG mode (gi.c)
@@ -27,6 +28,7 @@
 #include <linux/sysfs.h>
 
 #include "gi.h"
+#include "sriov.h"
 #include "vgpu.h"
 
 /*
@@ -166,6 +168,51 @@ static ssize_t vgpu_mode_store(struct device *dev,
 }
 static DEVICE_ATTR_RW(vgpu_mode);
 
+static ssize_t vgpu_model_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	struct gpuvirt_gpu *gpu = gpuvirt_gpu_get_by_dev(dev);
+	bool sriov;
+
+	if (!gpu)
+		return -ENODEV;
+	mutex_lock(&gpuvirt_registry.lock);
+	sriov = gpuvirt_gpu_sriov(gpu);
+	mutex_unlock(&gpuvirt_registry.lock);
+	gpuvirt_gpu_put(gpu);
+	return sysfs_emit(buf, "%s\n", sriov ? "sriov" : "mdev");
+}
+
+static ssize_t vgpu_model_store(struct device *dev,
+				struct device_attribute *attr,
+				const char *buf, size_t count)
+{
+	struct gpuvirt_gpu *gpu;
+	const char *why;
+	bool sriov;
+	int err;
+
+	if (sysfs_streq(buf, "sriov"))
+		sriov = true;
+	else if (sysfs_streq(buf, "mdev"))
+		sriov = false;
+	else
+		return -EINVAL;
+	gpu = gpuvirt_gpu_get_by_dev(dev);
+	if (!gpu)
+		return -ENODEV;
+	err = gpuvirt_gpu_lock(gpu);
+	if (!err) {
+		err = gpuvirt_gpu_set_vgpu_model(gpu, sriov, &why);
+		if (err)
+			dev_info(dev, "gpuvirt: vgpu_model stays: %s\n", why);
+		gpuvirt_gpu_unlock(gpu);
+	}
+	gpuvirt_gpu_put(gpu);
+	return err ?: count;
+}
+static DEVICE_ATTR_RW(vgpu_model);
+
 static ssize_t mig_mode_show(struct device *dev,
 			     struct device_attribute *attr, char *buf)
 {
@@ -211,6 +258,7 @@ static DEVICE_ATTR_RW(mig_mode);
 static struct attribute *gpuvirt_gpu_attrs[] = {
 	&dev_attr_mig_mode.attr,
 	&dev_attr_vgpu_mode.attr,
+	&dev_attr_vgpu_model.attr,
 	&dev_attr_sched_policy.attr,
 	&dev_attr_sched_slice_us.attr,
 	NULL

@@ -1043,6 +1043,14 @@ static int gpuvirt_vgpu_open(struct vfio_device *vdev)
 {
 	struct gpuvirt_vgpu *vgpu = to_vgpu(vdev);
 
+	/* a VF's vGPU whose type is being cleared is not opened again */
+	mutex_lock(&vgpu->lock);
+	if (vgpu->retiring) {
+		mutex_unlock(&vgpu->lock);
+		return -ENODEV;
+	}
+	vgpu->opened = true;
+	mutex_unlock(&vgpu->lock);
 	gpuvirt_sched_attach(vgpu);
 	gpuvirt_vgpu_reset_locked(vgpu);
 	return 0;
@@ -1061,6 +1069,7 @@ static void gpuvirt_vgpu_close(struct vfio_device *vdev)
 	gpuvirt_vgpu_set_trigger(&vgpu->msi_trigger, -1);
 	gpuvirt_vgpu_set_trigger(&vgpu->req_trigger, -1);
 	vgpu->intx_masked = false;
+	vgpu->opened = false;
 	mutex_unlock(&vgpu->lock);
 }
 
@@ -1381,13 +1390,15 @@ static const struct vfio_migration_ops gpuvirt_vgpu_mig_ops = {
 #endif
 };
 
-/* Runs inside vfio_alloc_device(): place the vGPU's framebuffer. */
-static int gpuvirt_vgpu_init(struct vfio_device *vdev)
+/*
+ * Runs inside vfio_alloc_device(): place the vGPU's framebuffer. @vf is
+ * the VF the vGPU is made on (sriov.c), or NULL for an mdev.
+ */
+static int gpuvirt_vgpu_init_type(struct gpuvirt_vgpu *vgpu,
+				  struct gpuvirt_type *type,
+				  struct gpuvirt_vf *vf)
 {
-	struct gpuvirt_vgpu *vgpu = to_vgpu(vdev);
-	struct mdev_device *mdev = to_mdev_device(vdev->dev);
-	struct gpuvirt_type *type = container_of(mdev->type,
-						 struct gpuvirt_type, mtype);
+	struct vfio_device *vdev = &vgpu->vdev;
 	struct gpuvirt_mdev_parent *mp;
 	u64 offset;
 	int err, id;
@@ -1401,7 +1412,7 @@ static int gpuvirt_vgpu_init(struct vfio_device *vdev)
 	if (id < 0)
 		return id;
 
-	mp = gpuvirt_mdev_place(type, &offset);
+	mp = gpuvirt_mdev_place(type, &offset, vf);
 	if (IS_ERR(mp)) {
 		err = PTR_ERR(mp);
 		goto err_ida;
@@ -1409,6 +1420,11 @@ static int gpuvirt_vgpu_init(struct vfio_device *vdev)
 
 	vgpu->mp = mp;
 	vgpu->type = type;
+	vgpu->vf = vf;
+	if (vf)
+		snprintf(vgpu->uuid, sizeof(vgpu->uuid), "%pUl", &vf->uuid);
+	else
+		strscpy(vgpu->uuid, dev_name(vdev->dev), sizeof(vgpu->uuid));
 	vgpu->vram_offset = mp->vram_base + offset;
 	vgpu->vram_size = type->profile->fb_size;
 	vgpu->bar2_size = roundup_pow_of_two(vgpu->vram_size);
@@ -1446,6 +1462,24 @@ err_ida:
 	return err;
 }
 
+static int gpuvirt_vgpu_init(struct vfio_device *vdev)
+{
+	struct mdev_device *mdev = to_mdev_device(vdev->dev);
+
+	return gpuvirt_vgpu_init_type(to_vgpu(vdev),
+				      container_of(mdev->type,
+						   struct gpuvirt_type, mtype),
+				      NULL);
+}
+
+/* The VF's type is the one being set (gpuvirt_vf_type_set()). */
+static int gpuvirt_vgpu_vf_init(struct vfio_device *vdev)
+{
+	struct gpuvirt_vf *vf = dev_get_drvdata(vdev->dev);
+
+	return gpuvirt_vgpu_init_type(to_vgpu(vdev), vf->pending, vf);
+}
+
 /* The last reference is gone: nothing maps the slice any more. */
 static void gpuvirt_vgpu_release(struct vfio_device *vdev)
 {
@@ -1467,16 +1501,22 @@ static void gpuvirt_vgpu_release(struct vfio_device *vdev)
 	gpuvirt_vfio_release_done(vdev);
 }
 
-const struct vfio_device_ops gpuvirt_vgpu_ops = {
-	.name		= "gpuvirt-vgpu",
-	.init		= gpuvirt_vgpu_init,
-	.release	= gpuvirt_vgpu_release,
-	.open_device	= gpuvirt_vgpu_open,
-	.close_device	= gpuvirt_vgpu_close,
-	.read		= gpuvirt_vgpu_read,
-	.write		= gpuvirt_vgpu_write,
-	.mmap		= gpuvirt_vgpu_mmap,
-	.ioctl		= gpuvirt_vgpu_ioctl,
-	.request	= gpuvirt_vgpu_request,
-	GPUVIRT_VFIO_IOMMUFD_EMULATED_OPS
-};
+/* One guest ABI: the mdev vGPU and the VF vGPU differ only in init. */
+#define GPUVIRT_VGPU_OPS(init_fn) {					\
+	.name		= "gpuvirt-vgpu",				\
+	.init		= init_fn,					\
+	.release	= gpuvirt_vgpu_release,				\
+	.open_device	= gpuvirt_vgpu_open,				\
+	.close_device	= gpuvirt_vgpu_close,				\
+	.read		= gpuvirt_vgpu_read,				\
+	.write		= gpuvirt_vgpu_write,				\
+	.mmap		= gpuvirt_vgpu_mmap,				\
+	.ioctl		= gpuvirt_vgpu_ioctl,				\
+	.request	= gpuvirt_vgpu_request,				\
+	GPUVIRT_VFIO_IOMMUFD_EMULATED_OPS				\
+}
+
+const struct vfio_device_ops gpuvirt_vgpu_ops =
+	GPUVIRT_VGPU_OPS(gpuvirt_vgpu_init);
+const struct vfio_device_ops gpuvirt_vgpu_vf_ops =
+	GPUVIRT_VGPU_OPS(gpuvirt_vgpu_vf_init);

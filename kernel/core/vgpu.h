@@ -8,7 +8,9 @@
 #include <linux/eventfd.h>
 #include <linux/mdev.h>
 #include <linux/mutex.h>
+#include <linux/pci.h>
 #include <linux/rwsem.h>
+#include <linux/uuid.h>
 #include <linux/vfio.h>
 
 #include "display.h"
@@ -22,6 +24,7 @@
 
 struct gpuvirt_gi;
 struct gpuvirt_mdev_parent;
+struct gpuvirt_vf;
 struct gpuvirt_vgpu;
 
 /**
@@ -104,12 +107,14 @@ struct gpuvirt_type {
  * @engines: the engines the parent's vGPUs run on, bit n for engine n
  * @ctx_base: added to a vGPU's policy slot to make its execution context
  *	id, so that ids stay unique on the GPU across GIs
- * @lock: protects @fb, @offline and @mig
+ * @lock: protects @fb, @offline, @mig and @sriov
  * @fb: VRAM placements; a vGPU holds its place from init to release
  * @offline: no vGPU may be created: the parent is being withdrawn (GPU
  *	unregistration, GI destroy)
  * @mig: the GPU's own parent while the GPU is in MIG mode: its time-sliced
  *	types offer nothing, its MIG-backed types place vGPUs on GIs
+ * @sriov: the GPU is in the sriov vGPU model: the types offer nothing as
+ *	mdev types; its VFs take them (sriov.c)
  * @published: the mdev parent is registered; changed under the GPU's
  *	lock only
  * @nr_types: entries used in @profiles
@@ -146,6 +151,7 @@ struct gpuvirt_mdev_parent {
 	struct gpuvirt_fb fb;
 	bool offline;
 	bool mig;
+	bool sriov;
 	bool published;
 	unsigned int nr_types;
 	struct gpuvirt_profile profiles[GPUVIRT_PROFILES_MAX];
@@ -233,8 +239,10 @@ struct gpuvirt_vgpu_stats {
 /**
  * struct gpuvirt_vgpu - one vGPU, the VFIO device a VM is given
  * @vdev: the VFIO device
- * @mp: the GPU's mdev state
+ * @mp: the parent it belongs to: the GPU's own, or a GI's
  * @type: the vGPU's type
+ * @vf: the VF it is made on (SR-IOV, sriov.c), or NULL for an mdev
+ * @uuid: its UUID as a string: the mdev's name, or a VF vGPU's own
  * @vram_offset: first byte of its slice in the GPU's VRAM
  * @vram_size: size of its slice
  * @bar2_size: BAR2 size: @vram_size rounded up to a power of two
@@ -265,6 +273,8 @@ struct gpuvirt_vgpu_stats {
  *	without the lock, by debugfs (vgpus/<uuid>/msi_suppressed)
  * @ring: the command ring
  * @detached: the device is closed: the engine must not run it
+ * @opened: a VFIO user has the device open
+ * @retiring: a VF's type is being cleared: the device must not be opened
  * @display: the display heads (display.c); its guest-visible state is
  *	under @lock
  * @mig_stopped: migration stopped the device (STOP, STOP_COPY, RESUMING):
@@ -282,6 +292,8 @@ struct gpuvirt_vgpu {
 	struct vfio_device vdev;
 	struct gpuvirt_mdev_parent *mp;
 	struct gpuvirt_type *type;
+	struct gpuvirt_vf *vf;
+	char uuid[UUID_STRING_LEN + 1];
 	u64 vram_offset;
 	u64 vram_size;
 	u64 bar2_size;
@@ -302,6 +314,8 @@ struct gpuvirt_vgpu {
 	u64 msi_suppressed;
 	struct gpuvirt_vgpu_ring ring;
 	bool detached;
+	bool opened;
+	bool retiring;
 	struct gpuvirt_display display;
 	bool mig_stopped;
 
@@ -332,7 +346,36 @@ struct gpuvirt_mdev_parent *gpuvirt_gpu_mp(struct gpuvirt_gpu *gpu,
 int gpuvirt_mdev_set_mixed(struct gpuvirt_mdev_parent *mp, bool mixed);
 int gpuvirt_mdev_set_mig(struct gpuvirt_mdev_parent *mp, bool mig);
 struct gpuvirt_mdev_parent *gpuvirt_mdev_place(struct gpuvirt_type *type,
-					       u64 *offset);
+					       u64 *offset,
+					       struct gpuvirt_vf *vf);
+unsigned int gpuvirt_type_available(struct gpuvirt_type *type);
+int gpuvirt_mdev_set_sriov(struct gpuvirt_mdev_parent *mp, bool sriov);
+
+/**
+ * struct gpuvirt_vf - a virtual function of a GPU in the sriov vGPU model
+ * @pdev: the VF; its driver data points here while it is bound
+ * @gpu: its GPU, with a reference, while the VF is bound
+ * @index: its VF index, 0-based (the backend's number for it)
+ * @lock: serialises setting and clearing its type: @type_id, @vgpu,
+ *	@pending and @uuid
+ * @type_id: its type's id (1-based index in the GPU's own parent's types),
+ *	0 when it has none
+ * @pending: the type being made, read by the vGPU's init
+ * @vgpu: the vGPU made of it while it has a type
+ * @uuid: the vGPU's UUID, new each time the VF is given a type
+ */
+struct gpuvirt_vf {
+	struct pci_dev *pdev;
+	struct gpuvirt_gpu *gpu;
+	unsigned int index;
+	struct mutex lock;	/* see above */
+	u32 type_id;
+	struct gpuvirt_type *pending;
+	struct gpuvirt_vgpu *vgpu;
+	uuid_t uuid;
+};
+
+extern const struct vfio_device_ops gpuvirt_vgpu_vf_ops;
 bool gpuvirt_mdev_mixed(struct gpuvirt_mdev_parent *mp);
 
 extern const struct vfio_device_ops gpuvirt_vgpu_ops;

@@ -240,15 +240,21 @@ static int __init gpuvirt_sim_init(void)
 	if (err)
 		goto err_bus_unregister;
 
-	err = driver_register(&gpuvirt_sim_driver);
+	err = pci_register_driver(&gpuvirt_sim_vf_driver);
 	if (err)
 		goto err_pci_unregister;
+
+	err = driver_register(&gpuvirt_sim_driver);
+	if (err)
+		goto err_vf_unregister;
 
 	mutex_lock(&gpuvirt_sim_bus_lock);
 	gpuvirt_sim_enable = true;
 	mutex_unlock(&gpuvirt_sim_bus_lock);
 	return 0;
 
+err_vf_unregister:
+	pci_unregister_driver(&gpuvirt_sim_vf_driver);
 err_pci_unregister:
 	pci_unregister_driver(&gpuvirt_sim_pci_driver);
 err_bus_unregister:
@@ -269,6 +275,7 @@ static void __exit gpuvirt_sim_exit(void)
 	mutex_unlock(&gpuvirt_sim_bus_lock);
 
 	driver_unregister(&gpuvirt_sim_driver);
+	pci_unregister_driver(&gpuvirt_sim_vf_driver);
 	pci_unregister_driver(&gpuvirt_sim_pci_driver);
 	bus_unregister(&gpuvirt_sim_bus);
 	debugfs_remove_recursive(gpuvirt_sim_debugfs_root);

@@ -36,6 +36,7 @@
 #define SIM_PCI_WINDOW_MAX	((1ULL << 46) - 1)
 #define SIM_PCI_EXP_CAP		0x40
 #define SIM_PCI_DSN_CAP		PCI_CFG_SPACE_SIZE
+#define SIM_PCI_SRIOV_CAP	(SIM_PCI_DSN_CAP + 0x10)
 
 static void cfg_put(struct gpuvirt_sim_pci *sp, unsigned int off, u32 val,
 		    u32 wmask, int size)
@@ -46,6 +47,15 @@ static void cfg_put(struct gpuvirt_sim_pci *sp, unsigned int off, u32 val,
 		sp->cfg[off + i] = val >> (8 * i);
 		sp->wmask[off + i] = wmask >> (8 * i);
 	}
+}
+
+/* Little-endian @size bytes of @val at @c + @off. */
+static void put_le(u8 *c, unsigned int off, u32 val, int size)
+{
+	int i;
+
+	for (i = 0; i < size; i++)
+		c[off + i] = val >> (8 * i);
 }
 
 static u32 cfg_get(struct gpuvirt_sim_pci *sp, unsigned int off, int size)
@@ -105,58 +115,154 @@ static void gpuvirt_sim_pci_cfg_init(struct gpuvirt_sim_dev *sdev)
 		PCI_EXP_DEVCTL_NOSNOOP_EN | PCI_EXP_DEVCTL_READRQ, 2);
 
 	/* Device Serial Number: the GPU id, then the vendor and device ids */
-	cfg_put(sp, d, PCI_EXT_CAP_ID_DSN | 1 << 16, 0, 4);
+	cfg_put(sp, d, PCI_EXT_CAP_ID_DSN | 1 << 16 | SIM_PCI_SRIOV_CAP << 20,
+		0, 4);
 	cfg_put(sp, d + 4, sdev->gpu.id, 0, 4);
 	cfg_put(sp, d + 8, GPUVIRT_SIM_PCI_VENDOR << 16 | GPUVIRT_SIM_PCI_DEVICE,
 		0, 4);
+
+	/*
+	 * SR-IOV: GPUVIRT_SIM_PCI_VFS VFs at functions 1.., without BARs of
+	 * their own (a VF vGPU's BARs are the VFIO device's, emulated by the
+	 * core), so that enabling them needs no MMIO space.
+	 */
+	d = SIM_PCI_SRIOV_CAP;
+	cfg_put(sp, d, PCI_EXT_CAP_ID_SRIOV | 1 << 16, 0, 4);
+	cfg_put(sp, d + PCI_SRIOV_CTRL, 0, PCI_SRIOV_CTRL_VFE |
+		PCI_SRIOV_CTRL_MSE | PCI_SRIOV_CTRL_ARI, 2);
+	cfg_put(sp, d + PCI_SRIOV_INITIAL_VF, GPUVIRT_SIM_PCI_VFS, 0, 2);
+	cfg_put(sp, d + PCI_SRIOV_TOTAL_VF, GPUVIRT_SIM_PCI_VFS, 0, 2);
+	cfg_put(sp, d + PCI_SRIOV_NUM_VF, 0, 0xffff, 2);
+	cfg_put(sp, d + PCI_SRIOV_VF_OFFSET, 1, 0, 2);
+	cfg_put(sp, d + PCI_SRIOV_VF_STRIDE, 1, 0, 2);
+	cfg_put(sp, d + PCI_SRIOV_VF_DID, GPUVIRT_SIM_PCI_VF_DEVICE, 0, 2);
+	cfg_put(sp, d + PCI_SRIOV_SUP_PGSIZE, 0x553, 0, 4);
+	cfg_put(sp, d + PCI_SRIOV_SYS_PGSIZE, 1, 0x553, 4);
 }
 
-static struct gpuvirt_sim_pci *gpuvirt_sim_pci_of(struct pci_bus *bus,
-						  unsigned int devfn)
+/* A VF's config space as it comes out of VF Enable: RO but for a few bits. */
+static void gpuvirt_sim_pci_vf_cfg_init(struct gpuvirt_sim_pci *sp,
+					unsigned int vf)
 {
-	/* one function: 00:00.0; the bus has no bridges and no others */
-	if (bus->number || devfn)
-		return NULL;
-	return bus->sysdata;
+	u8 *c = sp->vf_cfg[vf];
+	unsigned int x = SIM_PCI_EXP_CAP;
+
+	memset(c, 0, PCI_CFG_SPACE_SIZE);
+	/* a VF's vendor and device ids read as all ones (PCIe 9.3.4.1.1) */
+	put_le(c, PCI_VENDOR_ID, 0xffff, 2);
+	put_le(c, PCI_DEVICE_ID, 0xffff, 2);
+	put_le(c, PCI_STATUS, PCI_STATUS_CAP_LIST, 2);
+	put_le(c, PCI_CLASS_REVISION,
+	       PCI_CLASS_DISPLAY_3D << 16 | GPUVIRT_SIM_PCI_REVISION, 4);
+	put_le(c, PCI_SUBSYSTEM_VENDOR_ID, GPUVIRT_SIM_PCI_VENDOR, 2);
+	put_le(c, PCI_SUBSYSTEM_ID, GPUVIRT_SIM_PCI_VF_DEVICE, 2);
+	c[PCI_CAPABILITY_LIST] = x;
+	c[x + PCI_CAP_LIST_ID] = PCI_CAP_ID_EXP;
+	put_le(c, x + PCI_EXP_FLAGS, 2 | PCI_EXP_TYPE_RC_END << 4, 2);
+	put_le(c, x + PCI_EXP_DEVCAP, 1, 4);
+}
+
+/* VF Enable changed: the VFs appear or vanish, reset. */
+static void gpuvirt_sim_pci_vfs_reset(struct gpuvirt_sim_pci *sp)
+{
+	unsigned int i;
+
+	for (i = 0; i < GPUVIRT_SIM_PCI_VFS; i++)
+		gpuvirt_sim_pci_vf_cfg_init(sp, i);
+}
+
+/* The VF at @devfn, or -1: present while VF Enable is set, up to NumVFs. */
+static int gpuvirt_sim_pci_vf(struct gpuvirt_sim_pci *sp, unsigned int devfn)
+{
+	u16 ctrl = cfg_get(sp, SIM_PCI_SRIOV_CAP + PCI_SRIOV_CTRL, 2);
+	u16 num = cfg_get(sp, SIM_PCI_SRIOV_CAP + PCI_SRIOV_NUM_VF, 2);
+
+	if (!(ctrl & PCI_SRIOV_CTRL_VFE) || !devfn || devfn > num ||
+	    devfn > GPUVIRT_SIM_PCI_VFS)
+		return -1;
+	return devfn - 1;
+}
+
+/* Writable in a VF: the command register's Bus Master, INTx disable. */
+static u8 gpuvirt_sim_pci_vf_wmask(unsigned int off)
+{
+	if (off == PCI_COMMAND)
+		return PCI_COMMAND_MASTER;
+	if (off == PCI_COMMAND + 1)
+		return PCI_COMMAND_INTX_DISABLE >> 8;
+	return 0;
 }
 
 /*
  * The PCI core serialises config accesses with its pci_lock, a raw
  * spinlock; sp->lock (also raw) orders them against the debugfs reader.
+ * Function 0 is the PF; functions 1.. are its VFs while enabled; the bus
+ * has nothing else.
  */
 static int gpuvirt_sim_pci_read(struct pci_bus *bus, unsigned int devfn,
 				int where, int size, u32 *val)
 {
-	struct gpuvirt_sim_pci *sp = gpuvirt_sim_pci_of(bus, devfn);
+	struct gpuvirt_sim_pci *sp = bus->sysdata;
+	int ret = PCIBIOS_SUCCESSFUL, vf, i;
 	unsigned long flags;
 
-	if (!sp || where < 0 || where + size > PCI_CFG_SPACE_EXP_SIZE) {
-		*val = ~0u;
+	*val = ~0u;
+	if (bus->number || where < 0 || where + size > PCI_CFG_SPACE_EXP_SIZE)
 		return PCIBIOS_DEVICE_NOT_FOUND;
-	}
 	raw_spin_lock_irqsave(&sp->lock, flags);
-	*val = cfg_get(sp, where, size);
+	if (!devfn) {
+		*val = cfg_get(sp, where, size);
+	} else {
+		vf = gpuvirt_sim_pci_vf(sp, devfn);
+		if (vf < 0) {
+			ret = PCIBIOS_DEVICE_NOT_FOUND;
+		} else {
+			*val = 0;	/* no extended capabilities */
+			for (i = 0; i < size && where + i < PCI_CFG_SPACE_SIZE;
+			     i++)
+				*val |= (u32)sp->vf_cfg[vf][where + i] << (8 * i);
+		}
+	}
 	raw_spin_unlock_irqrestore(&sp->lock, flags);
-	return PCIBIOS_SUCCESSFUL;
+	return ret;
 }
 
 static int gpuvirt_sim_pci_write(struct pci_bus *bus, unsigned int devfn,
 				 int where, int size, u32 val)
 {
-	struct gpuvirt_sim_pci *sp = gpuvirt_sim_pci_of(bus, devfn);
+	struct gpuvirt_sim_pci *sp = bus->sysdata;
+	int ret = PCIBIOS_SUCCESSFUL, vf, i;
 	unsigned long flags;
-	int i;
+	u16 vfe;
 
-	if (!sp || where < 0 || where + size > PCI_CFG_SPACE_EXP_SIZE)
+	if (bus->number || where < 0 || where + size > PCI_CFG_SPACE_EXP_SIZE)
 		return PCIBIOS_DEVICE_NOT_FOUND;
 	raw_spin_lock_irqsave(&sp->lock, flags);
-	for (i = 0; i < size; i++) {
-		u8 m = sp->wmask[where + i], b = val >> (8 * i);
+	if (!devfn) {
+		vfe = cfg_get(sp, SIM_PCI_SRIOV_CAP + PCI_SRIOV_CTRL, 2) &
+		      PCI_SRIOV_CTRL_VFE;
+		for (i = 0; i < size; i++) {
+			u8 m = sp->wmask[where + i], b = val >> (8 * i);
 
-		sp->cfg[where + i] = (sp->cfg[where + i] & ~m) | (b & m);
+			sp->cfg[where + i] = (sp->cfg[where + i] & ~m) | (b & m);
+		}
+		if (vfe != (cfg_get(sp, SIM_PCI_SRIOV_CAP + PCI_SRIOV_CTRL, 2) &
+			    PCI_SRIOV_CTRL_VFE))
+			gpuvirt_sim_pci_vfs_reset(sp);
+	} else {
+		vf = gpuvirt_sim_pci_vf(sp, devfn);
+		if (vf < 0)
+			ret = PCIBIOS_DEVICE_NOT_FOUND;
+		for (i = 0; vf >= 0 && i < size && where + i < PCI_CFG_SPACE_SIZE;
+		     i++) {
+			u8 m = gpuvirt_sim_pci_vf_wmask(where + i);
+			u8 *c = &sp->vf_cfg[vf][where + i];
+
+			*c = (*c & ~m) | ((u8)(val >> (8 * i)) & m);
+		}
 	}
 	raw_spin_unlock_irqrestore(&sp->lock, flags);
-	return PCIBIOS_SUCCESSFUL;
+	return ret;
 }
 
 static struct pci_ops gpuvirt_sim_pci_ops = {
@@ -180,8 +286,8 @@ static int gpuvirt_sim_pci_config_show(struct seq_file *m, void *v)
 	unsigned int off;
 	u8 line[16];
 
-	/* the standard header, the PCIe capability and the DSN capability */
-	for (off = 0; off < SIM_PCI_DSN_CAP + 16; off += 16) {
+	/* the standard header, the PCIe, DSN and SR-IOV capabilities */
+	for (off = 0; off < SIM_PCI_SRIOV_CAP + PCI_SRIOV_VFM; off += 16) {
 		if (off >= 0x80 && off < SIM_PCI_DSN_CAP)
 			continue;
 		raw_spin_lock_irqsave(&sp->lock, flags);
@@ -238,6 +344,7 @@ int gpuvirt_sim_pci_add(struct gpuvirt_sim_dev *sdev)
 		return -EBUSY;
 	}
 	gpuvirt_sim_pci_cfg_init(sdev);
+	gpuvirt_sim_pci_vfs_reset(sp);
 
 #ifdef CONFIG_X86
 	sp->sysdata.domain = domain;
@@ -308,8 +415,8 @@ static int gpuvirt_sim_pci_probe(struct pci_dev *pdev,
 	struct gpuvirt_sim_dev *sdev = gpuvirt_sim_pci_sdev(pdev);
 	int err;
 
-	/* only the functions of our own domains */
-	if (!sdev)
+	/* only the PFs of our own domains */
+	if (!sdev || pdev->is_virtfn)
 		return -ENODEV;
 
 	err = pci_enable_device_mem(pdev);
@@ -335,6 +442,12 @@ static void gpuvirt_sim_pci_remove(struct pci_dev *pdev)
 	pci_disable_device(pdev);
 }
 
+static int gpuvirt_sim_pci_sriov_configure(struct pci_dev *pdev, int num_vfs)
+{
+	return gpuvirt_sriov_configure(&gpuvirt_sim_pci_sdev(pdev)->gpu,
+				       num_vfs);
+}
+
 static const struct pci_device_id gpuvirt_sim_pci_ids[] = {
 	{ PCI_DEVICE(GPUVIRT_SIM_PCI_VENDOR, GPUVIRT_SIM_PCI_DEVICE) },
 	{ }
@@ -345,7 +458,36 @@ struct pci_driver gpuvirt_sim_pci_driver = {
 	.id_table	= gpuvirt_sim_pci_ids,
 	.probe		= gpuvirt_sim_pci_probe,
 	.remove		= gpuvirt_sim_pci_remove,
+	.sriov_configure = gpuvirt_sim_pci_sriov_configure,
 	/* the core's files, so that they exist when udev hears of the bind */
 	.dev_groups	= gpuvirt_gpu_groups,
+	.driver.suppress_bind_attrs = true,
+};
+
+/* A VF of one of our PFs: the core makes it typeable (SR-IOV vGPUs). */
+static int gpuvirt_sim_vf_probe(struct pci_dev *pdev,
+				const struct pci_device_id *id)
+{
+	if (!pdev->is_virtfn || !gpuvirt_sim_pci_sdev(pdev))
+		return -ENODEV;
+	return gpuvirt_vf_add(pdev);
+}
+
+static void gpuvirt_sim_vf_remove(struct pci_dev *pdev)
+{
+	gpuvirt_vf_del(pdev);
+}
+
+static const struct pci_device_id gpuvirt_sim_vf_ids[] = {
+	{ PCI_DEVICE(GPUVIRT_SIM_PCI_VENDOR, GPUVIRT_SIM_PCI_VF_DEVICE) },
+	{ }
+};
+
+struct pci_driver gpuvirt_sim_vf_driver = {
+	.name		= GPUVIRT_SIM_DRV_NAME "_vf",
+	.id_table	= gpuvirt_sim_vf_ids,
+	.probe		= gpuvirt_sim_vf_probe,
+	.remove		= gpuvirt_sim_vf_remove,
+	.dev_groups	= gpuvirt_vf_groups,
 	.driver.suppress_bind_attrs = true,
 };

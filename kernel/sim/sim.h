@@ -21,6 +21,9 @@
  */
 #define GPUVIRT_SIM_PCI_VENDOR		0xfffc
 #define GPUVIRT_SIM_PCI_DEVICE		0x0001
+#define GPUVIRT_SIM_PCI_VF_DEVICE	0x0002
+/* SR-IOV: the VFs of each GPU (TotalVFs), functions 1.. of its domain */
+#define GPUVIRT_SIM_PCI_VFS		16
 #define GPUVIRT_SIM_PCI_REVISION	0x01
 /* GPU <id> is function 00:00.0 of PCI domain GPUVIRT_SIM_PCI_DOMAIN_BASE + id */
 #define GPUVIRT_SIM_PCI_DOMAIN_BASE	0x8000
@@ -30,10 +33,11 @@
  * struct gpuvirt_sim_pci - a simulated GPU's PCI domain and function
  * @sysdata: x86's per-root-bus data, which names the domain; first, as the
  *	architecture reads it through the bus's sysdata pointer
- * @lock: protects @cfg, for the debugfs reader; config accesses through
- *	the PCI core are already serialised by its pci_lock
- * @cfg: the function's config space
+ * @lock: protects @cfg and @vf_cfg, for the debugfs reader; config
+ *	accesses through the PCI core are already serialised by its pci_lock
+ * @cfg: the PF's config space
  * @wmask: which bits of @cfg a config write may change
+ * @vf_cfg: each VF's config space, reset when VF Enable changes
  * @busn: the root bus's bus number range (0 only)
  * @window: the memory window the BARs take, reserved in iomem_resource
  * @bus: the root bus, while the domain exists
@@ -48,6 +52,7 @@ struct gpuvirt_sim_pci {
 	raw_spinlock_t lock;	/* see above */
 	u8 cfg[PCI_CFG_SPACE_EXP_SIZE];
 	u8 wmask[PCI_CFG_SPACE_EXP_SIZE];
+	u8 vf_cfg[GPUVIRT_SIM_PCI_VFS][PCI_CFG_SPACE_SIZE];
 	struct resource busn;
 	struct resource window;
 	struct pci_bus *bus;
@@ -113,6 +118,25 @@ struct gpuvirt_sim_engine {
 };
 
 /**
+ * struct gpuvirt_sim_vfs - what each VF was provisioned with (SR-IOV)
+ * @lock: protects the rest
+ * @vf: per VF: its type (empty when released) and resources
+ * @provisions: VFs provisioned since the GPU was created
+ * @releases: VFs released since then
+ * @fail_provision: fault knob: fail this many provisions with -EIO
+ */
+struct gpuvirt_sim_vfs {
+	struct mutex lock;	/* see above */
+	struct {
+		char type[32];
+		struct gpuvirt_vf_config cfg;
+	} vf[GPUVIRT_SIM_PCI_VFS];
+	u64 provisions;
+	u64 releases;
+	atomic_t fail_provision;
+};
+
+/**
  * struct gpuvirt_sim_dev - one simulated GPU
  * @dev: device on the gpuvirt_sim bus, named sim<ID>; parent of the PCI
  *	domain whose function is the GPU
@@ -125,6 +149,7 @@ struct gpuvirt_sim_engine {
  * @debugfs: <debugfs>/gpuvirt_sim/sim<ID>/, the "hardware" state
  * @vram: the framebuffer
  * @engine: the engines
+ * @vfs: the VFs' provisioning
  *
  * @id, the model and sizes in @gpu are set before device_register() and
  * only read afterwards; @pci by the sim device's probe and remove; @pdev,
@@ -141,6 +166,7 @@ struct gpuvirt_sim_dev {
 	struct dentry *debugfs;
 	struct gpuvirt_sim_vram vram;
 	struct gpuvirt_sim_engine engine;
+	struct gpuvirt_sim_vfs vfs;
 };
 
 static inline struct gpuvirt_sim_dev *to_gpuvirt_sim_dev(struct device *dev)
@@ -151,6 +177,7 @@ static inline struct gpuvirt_sim_dev *to_gpuvirt_sim_dev(struct device *dev)
 extern struct dentry *gpuvirt_sim_debugfs_root;
 
 extern struct pci_driver gpuvirt_sim_pci_driver;
+extern struct pci_driver gpuvirt_sim_vf_driver;
 
 int gpuvirt_sim_dev_probe(struct gpuvirt_sim_dev *sdev, struct pci_dev *pdev);
 int gpuvirt_sim_pci_add(struct gpuvirt_sim_dev *sdev);

@@ -33,6 +33,17 @@ enum gpuvirt_vgpu_mode {
 };
 
 /**
+ * enum gpuvirt_vgpu_model - What a GPU's vGPUs are.
+ * @GPUVIRT_VGPU_MODEL_MDEV: mdev devices made from the GPU's types.
+ * @GPUVIRT_VGPU_MODEL_SRIOV: The GPU's SR-IOV virtual functions, each given a
+ *   type through its gpuvirt/current_vgpu_type file.
+ */
+enum gpuvirt_vgpu_model {
+	GPUVIRT_VGPU_MODEL_MDEV,
+	GPUVIRT_VGPU_MODEL_SRIOV,
+};
+
+/**
  * enum gpuvirt_sched_policy - How a GPU's scheduler shares its engines in time
  *   between vGPUs.
  * @GPUVIRT_SCHED_POLICY_BEST_EFFORT: Work-conserving round robin: every vGPU
@@ -93,6 +104,9 @@ enum {
 	GPUVIRT_A_GPU_PAD,
 	GPUVIRT_A_GPU_VGPU_MODE,
 	GPUVIRT_A_GPU_DEV_NAME,
+	GPUVIRT_A_GPU_VGPU_MODEL,
+	GPUVIRT_A_GPU_MAX_VFS,
+	GPUVIRT_A_GPU_NUM_VFS,
 
 	__GPUVIRT_A_GPU_MAX,
 	GPUVIRT_A_GPU_MAX = (__GPUVIRT_A_GPU_MAX - 1)
@@ -169,6 +183,7 @@ enum {
 	GPUVIRT_A_VGPU_HEADS,
 	GPUVIRT_A_VGPU_HEAD,
 	GPUVIRT_A_VGPU_MIGRATION,
+	GPUVIRT_A_VGPU_VF,
 
 	__GPUVIRT_A_VGPU_MAX,
 	GPUVIRT_A_VGPU_MAX = (__GPUVIRT_A_VGPU_MAX - 1)
