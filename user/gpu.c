@@ -55,6 +55,15 @@ int gpu_print(const struct nlmsghdr *nlh)
 	if (tb[GPUVIRT_A_GPU_BACKEND])
 		pr_string("backend", NULL,
 			  mnl_attr_get_str(tb[GPUVIRT_A_GPU_BACKEND]));
+	if (tb[GPUVIRT_A_GPU_VGPU_MODEL])
+		pr_string("vgpu-model", NULL,
+			  mnl_attr_get_u32(tb[GPUVIRT_A_GPU_VGPU_MODEL]) ==
+			  GPUVIRT_VGPU_MODEL_SRIOV ? "sriov" : "mdev");
+	if (tb[GPUVIRT_A_GPU_MAX_VFS])
+		pr_uint("max-vfs", NULL,
+			mnl_attr_get_u32(tb[GPUVIRT_A_GPU_MAX_VFS]));
+	if (tb[GPUVIRT_A_GPU_NUM_VFS])
+		pr_uint("vfs", NULL, mnl_attr_get_u32(tb[GPUVIRT_A_GPU_NUM_VFS]));
 	return 0;
 }
 
@@ -64,12 +73,13 @@ struct name_state {
 	char *buf;
 	size_t len;
 	int gi;
+	int sriov;
 };
 
 static int gpu_name_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[GPUVIRT_A_GPU_MAX + 1];
-	const struct name_state *st = data;
+	struct name_state *st = data;
 	const struct nlattr *dev;
 
 	if (nl_parse(nlh, gpu_policy, GPUVIRT_A_GPU_MAX, tb) ||
@@ -77,6 +87,11 @@ static int gpu_name_cb(const struct nlmsghdr *nlh, void *data)
 		err_print("malformed GPU message from the kernel");
 		return -EINVAL;
 	}
+	st->sriov = tb[GPUVIRT_A_GPU_VGPU_MODEL] &&
+		    mnl_attr_get_u32(tb[GPUVIRT_A_GPU_VGPU_MODEL]) ==
+		    GPUVIRT_VGPU_MODEL_SRIOV;
+	if (!st->buf)
+		return 0;
 	/* a GI's device is named after the GPU (kernel/core/gi.c) */
 	if (st->gi >= 0) {
 		snprintf(st->buf, st->len, "%s-gi%d",
@@ -90,10 +105,8 @@ static int gpu_name_cb(const struct nlmsghdr *nlh, void *data)
 	return 0;
 }
 
-int gpu_mdev_parent(struct ctx *ctx, uint32_t id, int gi, char *buf,
-		    size_t len)
+static int gpu_get(struct ctx *ctx, uint32_t id, struct name_state *st)
 {
-	struct name_state st = { .buf = buf, .len = len, .gi = gi };
 	struct nlmsghdr *nlh;
 	int ret;
 
@@ -102,12 +115,27 @@ int gpu_mdev_parent(struct ctx *ctx, uint32_t id, int gi, char *buf,
 		return ret;
 	nlh = nl_msg_start(ctx->nl, GPUVIRT_CMD_GPU_GET, 0);
 	mnl_attr_put_u32(nlh, GPUVIRT_A_GPU_ID, id);
-	if (nl_exchange(ctx->nl, gpu_name_cb, &st)) {
+	if (nl_exchange(ctx->nl, gpu_name_cb, st)) {
 		if (ctx->nl->error.err)
 			nl_perror(ctx->nl, &gpu_names);
 		return EXIT_RUNTIME;
 	}
 	return EXIT_OK;
+}
+
+int gpu_sriov(struct ctx *ctx, uint32_t id)
+{
+	struct name_state st = { .gi = -1 };
+
+	return gpu_get(ctx, id, &st) ? -1 : st.sriov;
+}
+
+int gpu_mdev_parent(struct ctx *ctx, uint32_t id, int gi, char *buf,
+		    size_t len)
+{
+	struct name_state st = { .buf = buf, .len = len, .gi = gi };
+
+	return gpu_get(ctx, id, &st);
 }
 
 /* gpu show ---------------------------------------------------------------- */

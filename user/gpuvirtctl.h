@@ -137,6 +137,8 @@ int gpu_print(const struct nlmsghdr *nlh);
  */
 int gpu_mdev_parent(struct ctx *ctx, uint32_t id, int gi, char *buf,
 		    size_t len);
+/* 1 if GPU @id is in the sriov vGPU model, 0 if not, -1 reported error. */
+int gpu_sriov(struct ctx *ctx, uint32_t id);
 int vgpu_print(const struct nlmsghdr *nlh);
 int sched_print(const struct nlmsghdr *nlh);
 int gi_print(const struct nlmsghdr *nlh);

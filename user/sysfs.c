@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -165,4 +166,112 @@ int sysfs_random_uuid(char out[UNITS_UUID_LEN])
 	close(fd);
 	units_format_uuid4(bytes, out);
 	return 0;
+}
+
+/* SR-IOV vGPUs ------------------------------------------------------------ */
+
+#define PCI_DEVICES	"/sys/bus/pci/devices"
+
+/* The id under which the VF directory @vfdir lists @type, or 0. */
+static unsigned long vf_type_id(const char *vfdir, const char *type)
+{
+	char path[PATH_MAX], line[128], *end, *name;
+	unsigned long id, found = 0;
+	FILE *f;
+	int n;
+
+	n = snprintf(path, sizeof(path), "%s/gpuvirt/creatable_vgpu_types",
+		     vfdir);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return 0;
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	/* "ID    : vGPU Name", then "3     : H200-35C" */
+	while (!found && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		errno = 0;
+		id = strtoul(line, &end, 10);
+		if (errno || end == line || !id)
+			continue;
+		name = strchr(end, ':');
+		if (!name)
+			continue;
+		for (name++; *name == ' '; name++)
+			;
+		if (!strcmp(name, type))
+			found = id;
+	}
+	fclose(f);
+	return found;
+}
+
+static int vf_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+int sysfs_vf_take(const char *pf, const char *type, char *vf, size_t len,
+		  char uuid[UNITS_UUID_LEN])
+{
+	char dir[PATH_MAX], vfdir[PATH_MAX + 32], path[PATH_MAX + 64];
+	char cur[16], link[PATH_MAX], idbuf[24];
+	int idx[256], nidx = 0, i, n, err = -ENOENT;
+	const struct dirent *de;
+	unsigned long id;
+	ssize_t l;
+	DIR *d;
+
+	n = snprintf(dir, sizeof(dir), PCI_DEVICES "/%s", pf);
+	if (n < 0 || (size_t)n >= sizeof(dir))
+		return -ENAMETOOLONG;
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)) && nidx < (int)(sizeof(idx) / sizeof(idx[0])))
+		if (!strncmp(de->d_name, "virtfn", 6))
+			idx[nidx++] = atoi(de->d_name + 6);
+	closedir(d);
+	qsort(idx, nidx, sizeof(idx[0]), vf_cmp);
+
+	for (i = 0; i < nidx; i++) {
+		snprintf(vfdir, sizeof(vfdir), "%s/virtfn%d", dir, idx[i]);
+		snprintf(path, sizeof(path), "%s/gpuvirt/current_vgpu_type",
+			 vfdir);
+		if (sysfs_read_line(path, cur, sizeof(cur)) || strcmp(cur, "0"))
+			continue;
+		id = vf_type_id(vfdir, type);
+		if (!id)
+			continue;
+		snprintf(idbuf, sizeof(idbuf), "%lu", id);
+		err = sysfs_write(path, idbuf);
+		if (err == -EBUSY)
+			continue;	/* taken meanwhile */
+		if (err)
+			return err;
+		snprintf(path, sizeof(path), "%s/gpuvirt/vgpu_uuid", vfdir);
+		err = sysfs_read_line(path, uuid, UNITS_UUID_LEN);
+		if (err)
+			return err;
+		l = readlink(vfdir, link, sizeof(link) - 1);
+		if (l < 0)
+			return -errno;
+		link[l] = '\0';
+		snprintf(vf, len, "%s",
+			 strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
+		return 0;
+	}
+	return err == -EBUSY ? -ENOENT : err;
+}
+
+int sysfs_vf_release(const char *vf)
+{
+	char path[PATH_MAX];
+	int n;
+
+	n = snprintf(path, sizeof(path),
+		     PCI_DEVICES "/%s/gpuvirt/current_vgpu_type", vf);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	return sysfs_write(path, "0");
 }

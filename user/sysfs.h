@@ -38,6 +38,18 @@ int sysfs_mdev_create(const char *type_dir, const char *uuid);
 /* Remove the vGPU @uuid; -ENOENT if there is no mdev device of that UUID. */
 int sysfs_mdev_remove(const char *uuid);
 
+/*
+ * SR-IOV vGPUs: give the first free VF of the PF @pf (a PCI address) that
+ * lists @type in gpuvirt/creatable_vgpu_types that type; store the VF's
+ * address in @vf and the new vGPU's UUID in @uuid. -ENOENT: no VF could
+ * take it.
+ */
+int sysfs_vf_take(const char *pf, const char *type, char *vf, size_t len,
+		  char uuid[UNITS_UUID_LEN]);
+
+/* Clear the type of the VF @vf (a PCI address), removing its vGPU. */
+int sysfs_vf_release(const char *vf);
+
 /* A random (version 4) UUID from /dev/urandom. */
 int sysfs_random_uuid(char out[UNITS_UUID_LEN]);
 

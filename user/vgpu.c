@@ -258,6 +258,8 @@ int vgpu_print(const struct nlmsghdr *nlh)
 			mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_CTX]));
 	if (tb[GPUVIRT_A_VGPU_GI_ID])
 		pr_uint("gi", NULL, mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_GI_ID]));
+	if (tb[GPUVIRT_A_VGPU_VF])
+		pr_string("vf", NULL, mnl_attr_get_str(tb[GPUVIRT_A_VGPU_VF]));
 	if (display_print(nlh, tb))
 		goto err_malformed;
 	if (tb[GPUVIRT_A_VGPU_STATS] && stats_print(tb[GPUVIRT_A_VGPU_STATS]))
@@ -669,6 +671,50 @@ const char *vgpu_create_hint(int err)
 	}
 }
 
+/*
+ * vgpu add on a GPU in the sriov vGPU model: give a free VF the type. The
+ * VFs are tried in order; one taken meanwhile by another writer refuses
+ * (EBUSY) and the next is tried. The kernel chooses the UUID.
+ */
+static int vgpu_add_vf(struct ctx *ctx, const struct vgpu_add_opts *opts,
+		       uint64_t given, const struct vgpu_params *p)
+{
+	char dev[64], vf[64], uuid[UNITS_UUID_LEN];
+	int ret, err;
+
+	if (given & (ARG_BIT(VGPU_ADD_UUID) | ARG_BIT(VGPU_ADD_GI))) {
+		err_print("GPU %u has SR-IOV vGPUs: a VF vGPU's UUID is the kernel's, and its GI the one the type places it on; leave out \"%s\"",
+			  opts->gpu, given & ARG_BIT(VGPU_ADD_UUID) ? "uuid" : "gi");
+		return EXIT_USAGE;
+	}
+	ret = gpu_mdev_parent(ctx, opts->gpu, -1, dev, sizeof(dev));
+	if (ret)
+		return ret;
+	err = sysfs_vf_take(dev, opts->type, vf, sizeof(vf), uuid);
+	if (err == -ENOENT) {
+		err_print("GPU %u (%s) has no free VF that can take a vGPU of type %s: see its VFs' gpuvirt/creatable_vgpu_types, or enable more through sriov_numvfs",
+			  opts->gpu, dev, opts->type);
+		return EXIT_RUNTIME;
+	} else if (err) {
+		err_print("cannot give a VF of GPU %u (%s) the type %s: %s",
+			  opts->gpu, dev, opts->type, vgpu_create_hint(err));
+		return EXIT_RUNTIME;
+	}
+
+	if ((p->weight_set || p->min_set || p->max_set) &&
+	    vgpu_params_set(ctx, uuid, p)) {
+		nl_perror(ctx->nl, &vgpu_names);
+		err = sysfs_vf_release(vf);
+		if (err)
+			err_print("cannot take the type from VF %s again: %s",
+				  vf, strerror(-err));
+		else
+			err_print("took the type from VF %s again", vf);
+		return EXIT_RUNTIME;
+	}
+	return vgpu_show_one(ctx, uuid);
+}
+
 static int vgpu_add(struct ctx *ctx, const void *o, uint64_t given)
 {
 	const struct vgpu_add_opts *opts = o;
@@ -713,6 +759,8 @@ static int vgpu_add(struct ctx *ctx, const void *o, uint64_t given)
 			      (int)opts->gi : -1, gpu, sizeof(gpu));
 	if (ret)
 		return ret;
+	if (gpu_sriov(ctx, opts->gpu) > 0)
+		return vgpu_add_vf(ctx, opts, given, &p);
 
 	err = sysfs_mdev_type_dir(gpu, opts->type, dir, sizeof(dir));
 	if (err == -ENOENT) {
@@ -875,10 +923,25 @@ out:
 	return ret;
 }
 
+/* The VF address of a vGPU made on one, or "" for an mdev vGPU. */
+static int vgpu_vf_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[GPUVIRT_A_VGPU_MAX + 1];
+	char *vf = data;
+
+	if (nl_parse(nlh, vgpu_policy, GPUVIRT_A_VGPU_MAX, tb)) {
+		err_print("malformed vGPU message from the kernel");
+		return -EINVAL;
+	}
+	nl_attr_strcpy(vf, 64, tb[GPUVIRT_A_VGPU_VF]);
+	return 0;
+}
+
 static int vgpu_del(struct ctx *ctx, const void *o, uint64_t given)
 {
 	const struct vgpu_del_opts *opts = o;
 	struct nlmsghdr *nlh;
+	char vf[64] = "";
 	int ret, err;
 
 	if (given & ARG_BIT(VGPU_DEL_VF))
@@ -911,7 +974,7 @@ static int vgpu_del(struct ctx *ctx, const void *o, uint64_t given)
 	/* Only gpuvirt's vGPUs: another driver's mdev device is not ours. */
 	nlh = nl_msg_start(ctx->nl, GPUVIRT_CMD_VGPU_GET, 0);
 	mnl_attr_put_strz(nlh, GPUVIRT_A_VGPU_UUID, opts->uuid);
-	if (nl_exchange(ctx->nl, NULL, NULL)) {
+	if (nl_exchange(ctx->nl, vgpu_vf_cb, vf)) {
 		/* not gpuvirt's: another stack's, or the kernel's answer */
 		struct nl_error nl_err = ctx->nl->error;
 
@@ -923,8 +986,13 @@ static int vgpu_del(struct ctx *ctx, const void *o, uint64_t given)
 		return EXIT_RUNTIME;
 	}
 
-	err = sysfs_mdev_remove(opts->uuid);
-	if (err == -ENOENT) {
+	/* a VF's vGPU goes when the VF's type is cleared */
+	err = vf[0] ? sysfs_vf_release(vf) : sysfs_mdev_remove(opts->uuid);
+	if (err == -EBUSY && vf[0]) {
+		err_print("cannot remove vGPU %s: VF %s is open; it keeps its type until its user closes it",
+			  opts->uuid, vf);
+		return EXIT_RUNTIME;
+	} else if (err == -ENOENT) {
 		err_print("no vGPU with UUID %s", opts->uuid);
 		return EXIT_RUNTIME;
 	} else if (err) {

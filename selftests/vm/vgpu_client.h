@@ -93,6 +93,20 @@ static inline int vgpu_client_open(struct vfio_user *u, const char *uuid)
 	return vfio_client_open(u, dir, uuid);
 }
 
+/*
+ * Open a vGPU by its name: an mdev by UUID, or a VF vGPU (the sriov vGPU
+ * model) by its PCI address, which has a ':' where a UUID has none.
+ */
+static inline int vgpu_client_open_name(struct vfio_user *u, const char *name)
+{
+	char dir[128];
+
+	if (!strchr(name, ':'))
+		return vgpu_client_open(u, name);
+	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s", name);
+	return vfio_client_open(u, dir, name);
+}
+
 /* Route interrupt @index (one vector) to eventfd @efd; -1 clears it. */
 static inline int vgpu_client_set_irq(int device, unsigned int index, int32_t efd)
 {

@@ -5,7 +5,7 @@
  * vGPU; the scheduler tests (gpuvirt_sched), the scheduler benchmark
  * (bench/sched) and the demo run several of them side by side.
  *
- * Usage: vgpu_load UUID [--seconds S] [--compute-us N] [--burst-ms ON:OFF]
+ * Usage: vgpu_load UUID|VF [--seconds S] [--compute-us N] [--burst-ms ON:OFF]
  *                  [--depth-us N] [--fence-every N] [--phase-ms N]
  *                  [--report FILE] [--trace FILE] [--ready FILE] [--quiet]
  *                  [--idle]
@@ -462,7 +462,7 @@ static int open_vgpu(struct load *l, const struct opts *o, struct vfio_user *u)
 	uint16_t msi_on = 1;
 	int err;
 
-	err = vgpu_client_open(u, o->uuid);
+	err = vgpu_client_open_name(u, o->uuid);
 	if (err) {
 		fprintf(stderr, "vgpu_load: open %s: %s\n", o->uuid, strerror(-err));
 		return -1;

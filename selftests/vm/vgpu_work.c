@@ -3,9 +3,11 @@
  * vgpu_work: run some work on one vGPU, as a guest driver would, and check
  * the results. Used by the demo; a small, complete example of the vGPU ABI.
  *
- * Usage: vgpu_work UUID
+ * Usage: vgpu_work [-z] UUID | PCI-ADDRESS
  *
- * Opens the vGPU through the VFIO group API, sets up a 4 KiB command ring at
+ * Opens the vGPU (an mdev by UUID, or an SR-IOV VF vGPU by its PCI address)
+ * through the VFIO group API; with -z, first checks that the 8 MiB of VRAM
+ * it works in read as zero, as a new tenant's must. Sets up a 4 KiB command ring at
  * the start of its VRAM, submits FILL, COPY, COMPUTE and a FENCE that raises
  * an interrupt, waits for the MSI, and checks the results in VRAM.
  */
@@ -13,6 +15,7 @@
 #include <fcntl.h>
 #include <linux/vfio.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +59,7 @@ static void wr(unsigned int reg, uint32_t v)
 static int open_vgpu(const char *uuid)
 {
 	static struct vfio_user u;
-	int err = vgpu_client_open(&u, uuid);
+	int err = vgpu_client_open_name(&u, uuid);
 
 	if (err) {
 		errno = -err;
@@ -72,6 +75,7 @@ int main(int argc, char **argv)
 	uint64_t x, want, cnt;
 	int32_t efd;
 	unsigned int i;
+	bool zero = false;
 	const uint32_t pkts[] = {
 		GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_FILL, 6, 0),
 		0x100000, 0, 0x100000, 0, 0x600dcafe,
@@ -83,8 +87,13 @@ int main(int argc, char **argv)
 		1, 0x500000, 0,
 	};
 
+	if (argc == 3 && !strcmp(argv[1], "-z")) {
+		zero = true;
+		argv++;
+		argc--;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: vgpu_work UUID\n");
+		fprintf(stderr, "usage: vgpu_work [-z] UUID | PCI-ADDRESS\n");
 		return 2;
 	}
 	dev = open_vgpu(argv[1]);
@@ -95,6 +104,15 @@ int main(int argc, char **argv)
 		    REGION(VFIO_PCI_BAR2_REGION_INDEX));
 	if (vram == MAP_FAILED)
 		die("map BAR2");
+	for (i = 0; zero && i < MAP_LEN / 4; i++) {
+		if (vram[i]) {
+			printf("vgpu %s: VRAM not zero at %#x: %#x\n", argv[1],
+			       i * 4, vram[i]);
+			return 1;
+		}
+	}
+	if (zero)
+		printf("vgpu %s: VRAM reads zero\n", argv[1]);
 
 	efd = eventfd(0, EFD_CLOEXEC);
 	if (vgpu_client_set_irq(dev, VFIO_PCI_MSI_IRQ_INDEX, efd))
