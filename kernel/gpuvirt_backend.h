@@ -176,10 +176,10 @@ struct gpuvirt_vf_config {
  * Every member but the SR-IOV ones is required: gpuvirt_gpu_register()
  * refuses a GPU whose ops lack one, naming it. A GPU offers the sriov
  * vGPU model only if its device is a PCI physical function, @max_vfs in
- * struct gpuvirt_gpu is not 0, and both SR-IOV ops are there. Capabilities are the fields of struct gpuvirt_gpu:
- * VRAM size and engine count. Every op is called with no core lock held
- * unless its description says otherwise; the reset op is called with the
- * GPU's own lock held.
+ * struct gpuvirt_gpu is not 0, and both SR-IOV ops are there. Capabilities
+ * are the fields of struct gpuvirt_gpu: VRAM size and engine count. Every
+ * op is called with no core lock held unless its description says
+ * otherwise; the reset op is called with the GPU's own lock held.
  */
 struct gpuvirt_backend_ops {
 	const char *name;

@@ -26,42 +26,43 @@ static struct gpuvirt_type *to_gpuvirt_type(struct mdev_type *mtype)
 }
 
 /*
- * Call @fn on the GIs of @type's GI profile, lowest id first, each with its
- * parent's lock held, until it returns true. Every GI found is linked, so
- * its parent lives until the registry lock is dropped; a GI being destroyed
- * is offline first (gpuvirt_gi_destroy()).
+ * The GIs of @type's GI profile, lowest id first, each looked at with its
+ * parent's lock held. Without @placed: how many vGPUs of the type they
+ * have room for. With @placed: place one on the first with room, set
+ * *@placed to its parent and *@offset to the place, and return 1; 0 and
+ * *@placed NULL if none has room. Every GI found is linked, so its parent
+ * lives until the registry lock is dropped; a GI being destroyed is
+ * offline first (gpuvirt_gi_destroy()).
  */
-static void gpuvirt_mdev_for_each_gi(struct gpuvirt_type *type,
-				     bool (*fn)(struct gpuvirt_mdev_parent *gi_mp,
-						void *arg),
-				     void *arg)
+static unsigned int gpuvirt_mdev_gis(struct gpuvirt_type *type, u64 *offset,
+				     struct gpuvirt_mdev_parent **placed)
 {
 	struct gpuvirt_gpu *gpu = type->parent->gpu;
 	struct gpuvirt_mdev_parent *gi_mp;
+	unsigned int i, n = 0;
 	struct gpuvirt_mig *m;
-	unsigned int i;
-	bool stop = false;
 
+	if (placed)
+		*placed = NULL;
 	mutex_lock(&gpuvirt_registry.lock);
 	m = gpu->mig;
-	for (i = 0; m && i < GPUVIRT_MIG_GIS_MAX && !stop; i++) {
+	for (i = 0; m && i < GPUVIRT_MIG_GIS_MAX && !(placed && *placed); i++) {
 		if (!m->gi[i] || m->gi[i]->profile != type->mig_profile)
 			continue;
 		gi_mp = m->gi[i]->mp;
 		mutex_lock(&gi_mp->lock);
-		if (!gi_mp->offline)
-			stop = fn(gi_mp, arg);
+		/* an offline GI is going away */
+		if (!gi_mp->offline && !placed)
+			n += gpuvirt_fb_available(&gi_mp->fb,
+						  &gi_mp->profiles[0]);
+		else if (!gi_mp->offline &&
+			 !gpuvirt_fb_place(&gi_mp->fb, &gi_mp->profiles[0],
+					   offset))
+			*placed = gi_mp;
 		mutex_unlock(&gi_mp->lock);
 	}
 	mutex_unlock(&gpuvirt_registry.lock);
-}
-
-static bool gpuvirt_mdev_gi_count(struct gpuvirt_mdev_parent *gi_mp,
-				  void *arg)
-{
-	*(unsigned int *)arg += gpuvirt_fb_available(&gi_mp->fb,
-						     &gi_mp->profiles[0]);
-	return false;
+	return placed ? !!*placed : n;
 }
 
 /**
@@ -77,10 +78,8 @@ unsigned int gpuvirt_type_available(struct gpuvirt_type *type)
 	struct gpuvirt_mdev_parent *mp = type->parent;
 	unsigned int n = 0;
 
-	if (type->mig_profile >= 0) {
-		gpuvirt_mdev_for_each_gi(type, gpuvirt_mdev_gi_count, &n);
-		return n;
-	}
+	if (type->mig_profile >= 0)
+		return gpuvirt_mdev_gis(type, NULL, NULL);
 	mutex_lock(&mp->lock);
 	if (!mp->mig && !mp->offline)
 		n = gpuvirt_fb_available(&mp->fb, type->profile);
@@ -101,22 +100,6 @@ static unsigned int gpuvirt_mdev_get_available(struct mdev_type *mtype)
 	return sriov ? 0 : gpuvirt_type_available(type);
 }
 
-struct gpuvirt_mdev_gi_place {
-	u64 *offset;
-	struct gpuvirt_mdev_parent *mp;
-};
-
-static bool gpuvirt_mdev_gi_place(struct gpuvirt_mdev_parent *gi_mp,
-				  void *arg)
-{
-	struct gpuvirt_mdev_gi_place *pl = arg;
-
-	if (gpuvirt_fb_place(&gi_mp->fb, &gi_mp->profiles[0], pl->offset))
-		return false;
-	pl->mp = gi_mp;
-	return true;
-}
-
 /**
  * gpuvirt_mdev_place() - place a new vGPU of a type
  * @type: its type
@@ -130,7 +113,8 @@ static bool gpuvirt_mdev_gi_place(struct gpuvirt_mdev_parent *gi_mp,
  *
  * Return: the parent the vGPU belongs to, or an ERR_PTR: -ENODEV if that
  * parent is being withdrawn, -EBUSY for a time-sliced type of a GPU in MIG
- * mode or for an mdev in the sriov model (or a VF in the mdev model), -ENOSPC if no GI of the profile has room, or the placement error.
+ * mode or for an mdev in the sriov model (or a VF in the mdev model),
+ * -ENOSPC if no GI of the profile has room, or the placement error.
  */
 struct gpuvirt_mdev_parent *gpuvirt_mdev_place(struct gpuvirt_type *type,
 					       u64 *offset,
@@ -146,12 +130,8 @@ struct gpuvirt_mdev_parent *gpuvirt_mdev_place(struct gpuvirt_type *type,
 	if (err)
 		return ERR_PTR(err);
 
-	if (type->mig_profile >= 0) {
-		struct gpuvirt_mdev_gi_place pl = { .offset = offset };
-
-		gpuvirt_mdev_for_each_gi(type, gpuvirt_mdev_gi_place, &pl);
-		return pl.mp ?: ERR_PTR(-ENOSPC);
-	}
+	if (type->mig_profile >= 0)
+		return gpuvirt_mdev_gis(type, offset, &mp) ? mp : ERR_PTR(-ENOSPC);
 
 	mutex_lock(&mp->lock);
 	if (mp->offline)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * A simulated GPU: registers with the gpuvirt core when the gpuvirt_sim
- * PCI driver binds to its function (pci.c), and shows its "hardware" state in debugfs so that tests can
- * check what the core asked of it.
+ * PCI driver binds to its function (pci.c), and shows its "hardware" state
+ * in debugfs so that tests can check what the core asked of it.
  *
  * Simulated: the identity and sizes of a GPU, its VRAM, backed on demand
  * (vram.c), and its engines, which run commands at modelled cost (exec.c).
