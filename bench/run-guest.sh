@@ -32,11 +32,11 @@ KVER=${KVER:-$(uname -r)}
 KO=${GPUVIRT_KO_DIR:-build/$KVER}
 BIN=build/bench/vgpu_bench
 LOAD=build/user/selftests/vm/vgpu_load
-KNOBS=/sys/bus/gpuvirt_sim/devices/sim0/gpuvirt
+KNOBS=/sys/bus/gpuvirt_sim/devices/sim0/gpu/gpuvirt
 LOAD_PIDS=()
 MTTY_KO=build/$KVER/bench/mtty/mtty.ko
 UUID=b3e5c0de-0000-4000-8000-0000000000a1
-TYPE=/sys/class/mdev_bus/sim0/mdev_supported_types/gpuvirt_sim-H200-35C
+TYPE=/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types/gpuvirt_sim-H200-35C
 
 say() { echo "run-guest: $*"; }
 
@@ -47,7 +47,7 @@ cleanup() {
 	for d in /sys/bus/mdev/devices/b3e5c0de-*; do
 		[ -e "$d/remove" ] && echo 1 >"$d/remove"
 	done
-	[ -e /sys/bus/gpuvirt_sim/del_device ] && [ -e /sys/class/mdev_bus/sim0 ] &&
+	[ -e /sys/bus/gpuvirt_sim/del_device ] && [ -e /sys/bus/gpuvirt_sim/devices/sim0/gpu ] &&
 		echo 0 >/sys/bus/gpuvirt_sim/del_device
 	rmmod mtty gpuvirt_sim gpuvirt 2>/dev/null
 	return 0

@@ -55,7 +55,7 @@
 #include "vgpu_client.h"
 
 #define MDEVS		VGPU_MDEVS
-#define GV_TYPE		"/sys/class/mdev_bus/sim0/mdev_supported_types/gpuvirt_sim-H200-35C"
+#define GV_TYPE		"/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types/gpuvirt_sim-H200-35C"
 #define MTTY_TYPE	"/sys/class/mdev_bus/mtty/mdev_supported_types/mtty-2"
 #define GV_LC_UUID	"b3e5c0de-0000-4000-8000-0000000000c1"
 #define MTTY_LC_UUID	"b3e5c0de-0000-4000-8000-0000000000c2"

@@ -13,7 +13,7 @@ set -euo pipefail
 KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
 BIN=${GPUVIRT_BIN:-build/user}
 CTL=$BIN/gpuvirtctl
-TYPES=/sys/class/mdev_bus/sim0/mdev_supported_types
+TYPES=/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types
 T=$TYPES/gpuvirt_sim-H200-35C
 UUIDS="5a3c0001-0000-4000-8000-000000000001 5a3c0001-0000-4000-8000-000000000002 5a3c0001-0000-4000-8000-000000000003"
 
@@ -23,7 +23,7 @@ run() {
 	echo
 }
 
-KNOBS=/sys/bus/gpuvirt_sim/devices/sim0/gpuvirt
+KNOBS=/sys/bus/gpuvirt_sim/devices/sim0/gpu/gpuvirt
 DBG=/sys/kernel/debug/gpuvirt/gpus/sim0
 LOAD=$BIN/selftests/vm/vgpu_load
 read -r U1 U2 U3 <<<"$UUIDS"

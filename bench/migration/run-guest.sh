@@ -8,7 +8,7 @@
 set -euo pipefail
 
 KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
-T=/sys/class/mdev_bus/sim0/mdev_supported_types/gpuvirt_sim-H200-4C/create
+T=/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types/gpuvirt_sim-H200-4C/create
 A=d0000000-0000-4000-8000-00000000000a
 B=d0000000-0000-4000-8000-00000000000b
 

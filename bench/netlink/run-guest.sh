@@ -23,7 +23,7 @@ for g in $(seq 0 $((NGPU - 1))); do
 	echo "$g h200-141gb" >/sys/bus/gpuvirt_sim/new_device
 done
 for g in $(seq 0 $((NGPU - 1))); do
-	t=/sys/class/mdev_bus/sim$g/mdev_supported_types/gpuvirt_sim-H200-4C/create
+	t=/sys/bus/gpuvirt_sim/devices/sim$g/gpu/mdev_supported_types/gpuvirt_sim-H200-4C/create
 	for i in $(seq 0 $((PER - 1))); do
 		printf 'b0000000-0000-4000-8000-%04x%08x\n' "$g" "$i" >"$t"
 	done

@@ -61,7 +61,7 @@ modprobe -a vfio mdev vfio_iommu_type1 &&
 for ((g = 0; g <= NGPU; g++)); do
 	echo "$g h200-141gb" >/sys/bus/gpuvirt_sim/new_device || exit 1
 done
-echo "$LC_UUID" >/sys/class/mdev_bus/sim0/mdev_supported_types/gpuvirt_sim-H200-35C/create || exit 1
+echo "$LC_UUID" >/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types/gpuvirt_sim-H200-35C/create || exit 1
 if [ -e "$MTTY_KO" ] && insmod "$MTTY_KO"; then
 	export BENCH_MTTY_WHY=""
 else
@@ -73,7 +73,7 @@ say "kernel $KVER, $(nproc) CPUs, $((NGPU + 1)) simulated H200s, $(awk '/MemTota
 create() {
 	local t0=${EPOCHREALTIME/./}
 	uuid "$1" "$2"
-	echo "$u" >"/sys/class/mdev_bus/sim$1/mdev_supported_types/gpuvirt_sim-H200-4C/create" ||
+	echo "$u" >"/sys/bus/gpuvirt_sim/devices/sim$1/gpu/mdev_supported_types/gpuvirt_sim-H200-4C/create" ||
 		{ say "create $u failed"; exit 1; }
 	dt=$((dt + ${EPOCHREALTIME/./} - t0))
 }
@@ -278,7 +278,7 @@ bare() {
 	local i
 	for ((i = 0; i < 100; i++)); do
 		uuid $((1 + i / 25)) $((i % 25))
-		echo "$u" >"/sys/class/mdev_bus/sim$((1 + i / 25))/mdev_supported_types/gpuvirt_sim-H200-4C/create"
+		echo "$u" >"/sys/bus/gpuvirt_sim/devices/sim$((1 + i / 25))/gpu/mdev_supported_types/gpuvirt_sim-H200-4C/create"
 	done
 	for ((i = 0; i < 100; i++)); do
 		uuid $((1 + i / 25)) $((i % 25))

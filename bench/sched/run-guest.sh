@@ -22,7 +22,7 @@ LOAD=build/user/selftests/vm/vgpu_load
 WIN=${1:-10}
 GPU=sim0
 N=8
-TYPE=/sys/class/mdev_bus/$GPU/mdev_supported_types/gpuvirt_sim-H200-17C
+TYPE=/sys/bus/gpuvirt_sim/devices/$GPU/gpu/mdev_supported_types/gpuvirt_sim-H200-17C
 KNOBS=/sys/bus/gpuvirt_sim/devices/$GPU/gpuvirt
 DBG=/sys/kernel/debug/gpuvirt/gpus/$GPU
 RUN_IN="VM ${KVER%%-*}"
@@ -73,7 +73,7 @@ cleanup() {
 	for u in "${UUIDS[@]}"; do
 		[ -e "/sys/bus/mdev/devices/$u/remove" ] && echo 1 >"/sys/bus/mdev/devices/$u/remove"
 	done
-	[ -e /sys/class/mdev_bus/$GPU ] && echo 0 >/sys/bus/gpuvirt_sim/del_device
+	[ -e /sys/bus/gpuvirt_sim/devices/$GPU ] && echo 0 >/sys/bus/gpuvirt_sim/del_device
 	rmmod gpuvirt_sim gpuvirt 2>/dev/null || true
 	rm -rf "$TMP"
 }

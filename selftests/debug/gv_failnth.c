@@ -66,7 +66,7 @@
 #define SIM_DEL		GV_SIM_BUS "/del_device"
 #define SIM0		GV_SIM_BUS "/devices/sim0"
 #define MIG_MODE	SIM0 "/gpuvirt/mig_mode"
-#define TYPES		"/sys/class/mdev_bus/sim0/mdev_supported_types"
+#define TYPES		"/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types"
 #define VGPU_TYPE	"gpuvirt_sim-H200-35C"
 #define UUID_A		"fa11f417-0000-4000-8000-00000000000a"
 #define UUID_B		"fa11f417-0000-4000-8000-00000000000b"

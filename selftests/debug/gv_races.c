@@ -38,7 +38,7 @@
 #define SIM_NEW		GV_SIM_BUS "/new_device"
 #define SIM_DEL		GV_SIM_BUS "/del_device"
 #define SIM0		GV_SIM_BUS "/devices/sim0"
-#define CREATE		"/sys/class/mdev_bus/sim0/mdev_supported_types/gpuvirt_sim-H200-35C/create"
+#define CREATE		"/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types/gpuvirt_sim-H200-35C/create"
 #define UUID_A		"7ace0000-0000-4000-8000-00000000000a"
 #define REMOVE_A	VGPU_MDEVS "/" UUID_A "/remove"
 

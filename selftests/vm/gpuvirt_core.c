@@ -23,9 +23,9 @@
 #include "gv_nl.h"
 #include "vgpu_client.h"
 
-#define GPU0_SYSFS	GV_SIM_BUS "/devices/sim0/gpuvirt"
-#define GPU1_SYSFS	GV_SIM_BUS "/devices/sim1/gpuvirt"
-#define T0		"/sys/class/mdev_bus/sim0/mdev_supported_types"
+#define GPU0_SYSFS	GV_SIM_BUS "/devices/sim0/gpu/gpuvirt"
+#define GPU1_SYSFS	GV_SIM_BUS "/devices/sim1/gpu/gpuvirt"
+#define T0		"/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types"
 #define UUID_A		"c0de0000-0000-4000-8000-0000000c0de1"
 #define VGPU_A		VGPU_MDEVS "/" UUID_A
 

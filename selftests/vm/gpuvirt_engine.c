@@ -15,7 +15,7 @@
 #include "gpuvirt_test.h"
 #include "vgpu_client.h"
 
-#define TYPES	"/sys/class/mdev_bus/sim0/mdev_supported_types/gpuvirt_sim-H200-35C"
+#define TYPES	"/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types/gpuvirt_sim-H200-35C"
 #define UUID_A	"e1e10000-0000-4000-8000-00000000000a"
 #define UUID_B	"e1e10000-0000-4000-8000-00000000000b"
 #define ENGINE	GV_SIM_DEBUGFS "/sim0/engine"

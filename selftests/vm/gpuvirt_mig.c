@@ -48,7 +48,7 @@
 #define HW_ENGINE	GV_SIM_DEBUGFS "/" GPU "/engine"
 #define HW_VRAM		GV_SIM_DEBUGFS "/" GPU "/vram"
 #define GI_DEV		"/sys/class/mdev_bus/" GPU "-gi%d"
-#define TYPES_TS	"/sys/class/mdev_bus/" GPU "/mdev_supported_types"
+#define TYPES_TS	GV_SIM_BUS "/devices/" GPU "/gpu/mdev_supported_types"
 #define UUID_FMT	"31a0c0de-0000-4000-8000-%012x"
 #define SLOTS		8
 #define NGI		7
@@ -452,14 +452,14 @@ TEST_F(mig, mode_busy_and_reset)
 	struct gi g;
 
 	uuid_of(0, uuid, sizeof(uuid));
-	ASSERT_EQ(0, gv_write("/sys/class/mdev_bus/" GPU
+	ASSERT_EQ(0, gv_write(GV_SIM_BUS "/devices/" GPU "/gpu"
 			      "/mdev_supported_types/gpuvirt_sim-H200-35C/create",
 			      uuid));
 	resets = gv_kv_u64(HW_ENGINE, "gpu_resets");
 	EXPECT_EQ(-EBUSY, set_mode(&self->nl, 1));
 	TH_LOG("with a vGPU: %s", self->nl.ext_msg);
 	EXPECT_EQ(-EBUSY, gv_write(KNOBS "/mig_mode", "1"));
-	EXPECT_TRUE(gv_exists("/sys/class/mdev_bus/" GPU));
+	EXPECT_TRUE(gv_exists(GV_SIM_BUS "/devices/" GPU "/gpu"));
 	EXPECT_EQ(resets, gv_kv_u64(HW_ENGINE, "gpu_resets"));
 	ASSERT_EQ(0, vgpu_remove(0));
 
@@ -467,8 +467,11 @@ TEST_F(mig, mode_busy_and_reset)
 	ASSERT_GT(gv_read(KNOBS "/mig_mode", mode, sizeof(mode)), 0);
 	EXPECT_EQ('1', mode[0]);
 	EXPECT_EQ(resets + 1, gv_kv_u64(HW_ENGINE, "gpu_resets"));
-	/* the time-sliced types are gone */
-	EXPECT_FALSE(gv_exists("/sys/class/mdev_bus/" GPU));
+	/* the time-sliced types offer nothing; the parent stays (mdev.c) */
+	ASSERT_GT(gv_read(TYPES_TS "/gpuvirt_sim-H200-35C/available_instances",
+			  mode, sizeof(mode)), 0);
+	EXPECT_STREQ("0\n", mode);
+	EXPECT_NE(0, gv_write(TYPES_TS "/gpuvirt_sim-H200-35C/create", uuid));
 	/* asking again for the mode it is in changes nothing */
 	EXPECT_EQ(0, set_mode(&self->nl, 1));
 	EXPECT_EQ(resets + 1, gv_kv_u64(HW_ENGINE, "gpu_resets"));
@@ -485,7 +488,7 @@ TEST_F(mig, mode_busy_and_reset)
 	EXPECT_FALSE(gv_exists(path));
 	ASSERT_EQ(0, set_mode(&self->nl, 0));
 	EXPECT_EQ(resets + 2, gv_kv_u64(HW_ENGINE, "gpu_resets"));
-	EXPECT_TRUE(gv_exists("/sys/class/mdev_bus/" GPU
+	EXPECT_TRUE(gv_exists(GV_SIM_BUS "/devices/" GPU "/gpu"
 			      "/mdev_supported_types/gpuvirt_sim-H200-35C"));
 	/* GIs only exist in MIG mode */
 	EXPECT_EQ(-EINVAL, gi_new(&self->nl, "3g.71gb", -1, NULL));
@@ -496,8 +499,8 @@ TEST_F(mig, not_capable)
 {
 	ASSERT_EQ(0, gv_write(NEW, "1 custom 4G 7"));
 	EXPECT_EQ(-EOPNOTSUPP,
-		  gv_write(GV_SIM_BUS "/devices/sim1/gpuvirt/mig_mode", "1"));
-	EXPECT_TRUE(gv_exists("/sys/class/mdev_bus/sim1"));
+		  gv_write(GV_SIM_BUS "/devices/sim1/gpu/gpuvirt/mig_mode", "1"));
+	EXPECT_TRUE(gv_exists("/sys/bus/gpuvirt_sim/devices/sim1/gpu"));
 	gv_write(DEL, "1");
 }
 

@@ -45,7 +45,7 @@ struct vfio_device_feature_mig_data_size {
 };
 #endif
 
-#define TYPES		"/sys/class/mdev_bus/sim0/mdev_supported_types"
+#define TYPES		"/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types"
 #define TYPE		"H200-4C"
 #define OTHER_TYPE	"H200-8C"
 #define UUID_A		"6a1f0b42-0000-4000-8000-0000000000a1"
@@ -305,7 +305,7 @@ FIXTURE_SETUP(mig)
 		SKIP(return, "GPUVIRT_KO_DIR is not set: not in the test VM");
 	ASSERT_EQ(0, gv_setup_h200());
 	/* so that a vGPU of another type can sit beside them */
-	ASSERT_EQ(0, gv_write(GV_SIM_BUS "/devices/sim0/gpuvirt/vgpu_mode",
+	ASSERT_EQ(0, gv_write(GV_SIM_BUS "/devices/sim0/gpu/gpuvirt/vgpu_mode",
 			      "mixed"));
 	ASSERT_EQ(0, vgpu_create(TYPE, UUID_A));
 	ASSERT_EQ(0, vgpu_create(TYPE, UUID_B));

@@ -16,9 +16,9 @@
 #include "gpuvirt_test.h"
 #include "gv_nl.h"
 
-#define TYPES	"/sys/class/mdev_bus/sim0/mdev_supported_types"
+#define TYPES	"/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types"
 #define UUID_A	"badc0de0-0000-4000-8000-00000000000a"
-#define GV	GV_SIM_BUS "/devices/sim0/gpuvirt"
+#define GV	GV_SIM_BUS "/devices/sim0/gpu/gpuvirt"
 #define VG	"/sys/bus/mdev/devices/" UUID_A "/gpuvirt"
 
 enum kind { U32, STR };
@@ -112,8 +112,8 @@ struct state {
 	int gis;
 };
 
-#define MIG0	GV_SIM_BUS "/devices/sim0/gpuvirt/mig_mode"
-#define MIG1	GV_SIM_BUS "/devices/sim1/gpuvirt/mig_mode"
+#define MIG0	GV_SIM_BUS "/devices/sim0/gpu/gpuvirt/mig_mode"
+#define MIG1	GV_SIM_BUS "/devices/sim1/gpu/gpuvirt/mig_mode"
 
 /* GIs on the host, all GPUs. */
 static int count_gis(void)

@@ -18,7 +18,7 @@
 #include "gv_nl.h"
 
 #define NEW	GV_SIM_BUS "/new_device"
-#define TYPES	"/sys/class/mdev_bus/sim0/mdev_supported_types"
+#define TYPES	"/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types"
 #define T35	TYPES "/gpuvirt_sim-H200-35C"
 #define UUID_A	"c0de0000-0000-4000-8000-00000000000a"
 #define UUID_B	"c0de0000-0000-4000-8000-00000000000b"
@@ -374,10 +374,10 @@ TEST_F(obj, sched_get_set)
 
 	ASSERT_EQ(0, sched_set(&self->nl, 0, GPUVIRT_SCHED_POLICY_FIXED_SHARE,
 			       500));
-	ASSERT_LT(0, read_line(GV_SIM_BUS "/devices/sim0/gpuvirt/sched_policy",
+	ASSERT_LT(0, read_line(GV_SIM_BUS "/devices/sim0/gpu/gpuvirt/sched_policy",
 			       val, sizeof(val)));
 	EXPECT_STREQ("fixed-share", val);
-	EXPECT_EQ(500, sysfs_ul("%s", GV_SIM_BUS "/devices/sim0/gpuvirt/sched_slice_us"));
+	EXPECT_EQ(500, sysfs_ul("%s", GV_SIM_BUS "/devices/sim0/gpu/gpuvirt/sched_slice_us"));
 	EXPECT_EQ(500000, gv_kv_u64(SCHED, "slice_ns"));
 
 	nlh = req(&self->nl, buf, GPUVIRT_CMD_SCHED_GET, 0);
@@ -507,7 +507,7 @@ TEST_F(obj, changes_are_announced)
 	EXPECT_EQ(GPUVIRT_CMD_VGPU_CHANGE_NTF, self->l->o[0].cmd);
 	EXPECT_EQ(30, self->l->o[0].max_pct);
 
-	ASSERT_EQ(0, gv_write(GV_SIM_BUS "/devices/sim0/gpuvirt/sched_policy",
+	ASSERT_EQ(0, gv_write(GV_SIM_BUS "/devices/sim0/gpu/gpuvirt/sched_policy",
 			      "weighted"));
 	ASSERT_EQ(0, monitor_next(&mon, self->l));
 	EXPECT_EQ(GPUVIRT_CMD_SCHED_CHANGE_NTF, self->l->o[0].cmd);
@@ -545,7 +545,7 @@ TEST_F(obj, dump_interrupted_by_a_change_is_flagged)
 	for (i = 0; i < 64; i++) {
 		snprintf(uuid, sizeof(uuid), "d0d00000-0000-4000-8000-%012x", i);
 		snprintf(buf, sizeof(buf),
-			 "/sys/class/mdev_bus/sim%u/mdev_supported_types/gpuvirt_sim-H200-4C/create",
+			 "/sys/bus/gpuvirt_sim/devices/sim%u/gpu/mdev_supported_types/gpuvirt_sim-H200-4C/create",
 			 i / 32);
 		ASSERT_EQ(0, gv_write(buf, uuid));
 	}
@@ -602,7 +602,7 @@ TEST_F(obj, dump_interrupted_by_a_change_is_flagged)
 TEST_F(obj, dumps_under_concurrent_churn)
 {
 	const char *churn_type =
-		"/sys/class/mdev_bus/sim0/mdev_supported_types/gpuvirt_sim-H200-35C/create";
+		"/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types/gpuvirt_sim-H200-35C/create";
 	unsigned int i, j, whole = 0, intr = 0, dumps = 0;
 	char buf[GV_NLBUF];
 	struct nlmsghdr *nlh;

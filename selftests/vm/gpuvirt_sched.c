@@ -65,7 +65,7 @@
 #define GPU_SCHED	GV_DEBUGFS "/gpus/" GPU "/sched"
 #define VGPU_SCHED	GV_DEBUGFS "/gpus/" GPU "/vgpus/%s/sched"
 #define HW_ENGINE	GV_SIM_DEBUGFS "/" GPU "/engine"
-#define TYPES		"/sys/class/mdev_bus/" GPU "/mdev_supported_types"
+#define TYPES		GV_SIM_BUS "/devices/" GPU "/gpu/mdev_supported_types"
 #define UUID_FMT	"5c4ed000-0000-4000-8000-%012x"
 
 #define MAXV		10

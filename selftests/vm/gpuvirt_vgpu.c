@@ -29,7 +29,7 @@
 
 #define NEW		GV_SIM_BUS "/new_device"
 #define DEL		GV_SIM_BUS "/del_device"
-#define TYPES		"/sys/class/mdev_bus/sim0/mdev_supported_types"
+#define TYPES		"/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types"
 #define MDEVS		VGPU_MDEVS
 #define UUID_A		"6a1f0b42-0000-4000-8000-00000000000a"
 #define UUID_B		"6a1f0b42-0000-4000-8000-00000000000b"
@@ -245,7 +245,7 @@ TEST_F(vgpu, gpu_removal_takes_vgpus)
 	ASSERT_EQ(0, gv_write(DEL, "0"));
 	EXPECT_FALSE(gv_exists(MDEVS "/" UUID_A));
 	EXPECT_FALSE(gv_exists(MDEVS "/" UUID_B));
-	EXPECT_FALSE(gv_exists("/sys/class/mdev_bus/sim0"));
+	EXPECT_FALSE(gv_exists("/sys/bus/gpuvirt_sim/devices/sim0/gpu"));
 }
 
 TEST_F(vgpu, device_info_and_config_space)
@@ -1647,7 +1647,7 @@ TEST_F(vgpu, remove_signals_request_irq)
  *   4C (B) goes to its first free start, 16 * 4.40625 = 70.5: [70.5, 74.5).
  *   35Q (C) goes to 3 * 35.25 = 105.75: [105.75, 140.75).
  */
-#define VGPU_MODE	GV_SIM_BUS "/devices/sim0/gpuvirt/vgpu_mode"
+#define VGPU_MODE	GV_SIM_BUS "/devices/sim0/gpu/gpuvirt/vgpu_mode"
 
 static const char *const mixed_types[] = {
 	"H200-141C", "H200-70C", "H200-35C", "H200-28C", "H200-17C",

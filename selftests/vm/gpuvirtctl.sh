@@ -18,9 +18,9 @@ CTL=${GPUVIRT_BIN:-build/user}/gpuvirtctl
 BUS=/sys/bus/gpuvirt_sim
 HW=/sys/kernel/debug/gpuvirt_sim
 CORE=/sys/kernel/debug/gpuvirt/gpus
-TYPES=/sys/class/mdev_bus/sim0/mdev_supported_types
+TYPES=/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types
 MDEV=/sys/bus/mdev/devices
-SCHED_SYSFS=$BUS/devices/sim0/gpuvirt
+SCHED_SYSFS=$BUS/devices/sim0/gpu/gpuvirt
 T=$(mktemp -d)
 MON_PID=
 MONT_PID=
@@ -162,8 +162,10 @@ for gid, g in gpus.items():
     assert g["vram"] == int(hw["vram_size"]), (g, hw)
     assert g["engines"] == int(hw["engines"]), (g, hw)
     assert g["mode"] == "timesliced", g
-    assert g["vgpu-mode"] == open(f"/sys/class/mdev_bus/sim{gid}/gpuvirt/vgpu_mode").read().strip(), g
+    assert g["vgpu-mode"] == open(f"/sys/bus/gpuvirt_sim/devices/sim{gid}/gpu/gpuvirt/vgpu_mode").read().strip(), g
     assert g["backend"] == "gpuvirt_sim", g
+    assert g["dev"] == hw["pci"] == "80%02x:00:00.0" % gid, (g, hw)
+    assert g["vgpu-model"] == "mdev" and g["max-vfs"] == 16 and g["vfs"] == 0, g
 assert gpus[0]["vram"] == 141 << 30 and gpus[5]["vram"] == 6 << 30
 PY
 ktap_result $? "-j gpu show matches the sim debugfs"
@@ -171,8 +173,8 @@ ktap_result $? "-j gpu show matches the sim debugfs"
 # 6: text form
 "$CTL" gpu show >"$T/text" 2>"$T/err"
 ktap_diag "$(cat "$T/text")"
-grep -qx "gpu 0 name sim0 model h200-141gb vram 141G engines 7 mode timesliced vgpu-mode homogeneous backend gpuvirt_sim" "$T/text" &&
-	grep -qx "gpu 5 name sim5 model custom vram 6G engines 2 mode timesliced vgpu-mode homogeneous backend gpuvirt_sim" "$T/text" &&
+grep -qx "gpu 0 name sim0 dev 8000:00:00.0 model h200-141gb vram 141G engines 7 mode timesliced vgpu-mode homogeneous backend gpuvirt_sim vgpu-model mdev max-vfs 16 vfs 0" "$T/text" &&
+	grep -qx "gpu 5 name sim5 dev 8005:00:00.0 model custom vram 6G engines 2 mode timesliced vgpu-mode homogeneous backend gpuvirt_sim vgpu-model mdev max-vfs 16 vfs 0" "$T/text" &&
 	[ "$(wc -l <"$T/text")" -eq 2 ]
 ktap_result $? "gpu show text lists both GPUs"
 
@@ -233,7 +235,7 @@ for t, line in zip(types, lines):
     assert text["series"] == t["series"] and size(text["fb"]) == t["fb"], (text, t)
     assert int(text["max-instances"]) == t["max-instances"], (text, t)
     assert int(text["available-instances"]) == t["available-instances"], (text, t)
-    d = f"/sys/class/mdev_bus/sim{t['gpu']}/mdev_supported_types/gpuvirt_sim-{t['name']}"
+    d = f"/sys/bus/gpuvirt_sim/devices/sim{t['gpu']}/gpu/mdev_supported_types/gpuvirt_sim-{t['name']}"
     sysfs = lambda f: open(f"{d}/{f}").read().strip()
     assert sysfs("name") == t["name"], (t, sysfs("name"))
     assert int(sysfs("available_instances")) == t["available-instances"], t
@@ -241,7 +243,7 @@ for t, line in zip(types, lines):
     assert f"max_instance={t['max-instances']}," in t["description"], t
     assert t["series"] in "QBAC" and t["name"].endswith(t["series"]), t
 for g in (0, 5):
-    n = len(os.listdir(f"/sys/class/mdev_bus/sim{g}/mdev_supported_types"))
+    n = len(os.listdir(f"/sys/bus/gpuvirt_sim/devices/sim{g}/gpu/mdev_supported_types"))
     assert n and n == sum(t["gpu"] == g for t in types), (g, n)
 one = json.load(open(f"{t_}/type1.json"))["type"]
 assert len(one) == 1 and one[0]["name"] == "H200-35C" and one[0]["fb"] == 35 << 30, one
@@ -608,7 +610,7 @@ for l in "${mont[@]}"; do
 done
 [[ ${mont[0]} == "[sched change] gpu 5 policy "*" timeslice 0 effective "* ]] &&
 	[ ${#ev[@]} -eq 6 ] &&
-	[[ ${ev[0]} == "[gpu add] gpu 7 name sim7 model a100-40gb "* ]] &&
+	[[ ${ev[0]} == "[gpu add] gpu 7 name sim7 dev 8007:00:00.0 model a100-40gb "* ]] &&
 	[[ ${ev[1]} == "[gpu del] gpu 7 name sim7 "* ]] &&
 	[[ ${ev[2]} == "[vgpu add] vgpu $U3 gpu 0 type H200-35C weight "* ]] &&
 	[[ ${ev[3]} == "[sched change] gpu 0 policy equal-share timeslice 0 effective "* ]] &&

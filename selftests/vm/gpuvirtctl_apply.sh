@@ -22,8 +22,8 @@ CTL=${GPUVIRT_BIN:-build/user}/gpuvirtctl
 BUS=/sys/bus/gpuvirt_sim
 CORE=/sys/kernel/debug/gpuvirt/gpus
 MDEV=/sys/bus/mdev/devices
-GPU0=$BUS/devices/sim0/gpuvirt
-TYPES0=/sys/class/mdev_bus/sim0/mdev_supported_types
+GPU0=$BUS/devices/sim0/gpu/gpuvirt
+TYPES0=/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types
 T=$(mktemp -d)
 
 U1=5a3c0001-0000-4000-8000-000000000001
@@ -474,7 +474,7 @@ run apply -f "$T/mixed.json"
 	"~ gpu 2 vgpu-mode homogeneous -> mixed" \
 	"+ vgpu $U6 type A100-20C on gpu 2 weight 300" \
 	"+ vgpu $U7 type A100-10C on gpu 2" &&
-	sysfs_is "$BUS/devices/sim2/gpuvirt/vgpu_mode" mixed &&
+	sysfs_is "$BUS/devices/sim2/gpu/gpuvirt/vgpu_mode" mixed &&
 	sysfs_is "$MDEV/$U6/gpuvirt/weight" 300 && [ -e "$MDEV/$U7" ] &&
 	run assert -f "$T/mixed.json" && [ $rc -eq 0 ] &&
 	run assert -f "$T/base.yaml" && [ $rc -eq 0 ]
@@ -512,7 +512,7 @@ run apply -f Documentation/examples/gpuvirt.yaml
 	has "$T/out" "~ gpu 1 vgpu-mode homogeneous -> mixed" &&
 	vgpus_are 5a3c0001-0000-4000-8000-00000000000{1,2,3} 5a3c0001-0000-4000-8000-0000000000{11,12,21} &&
 	[ -e /sys/class/mdev_bus/sim2-gi0/mdev_supported_types/gpuvirt_gi-H200-3-71C/devices/5a3c0001-0000-4000-8000-000000000021 ] &&
-	sysfs_is "$BUS/devices/sim1/gpuvirt/sched_policy" weighted &&
+	sysfs_is "$BUS/devices/sim1/gpu/gpuvirt/sched_policy" weighted &&
 	run assert -f Documentation/examples/gpuvirt.yaml && [ $rc -eq 0 ]
 ktap_result $? "Documentation/examples/gpuvirt.yaml applies on fresh modules and asserts"
 

@@ -21,7 +21,7 @@ BUS=/sys/bus/gpuvirt_sim
 CORE=/sys/kernel/debug/gpuvirt/gpus
 MDEV=/sys/bus/mdev/devices
 MDEV_BUS=/sys/class/mdev_bus
-GPU0=$BUS/devices/sim0/gpuvirt
+GPU0=$BUS/devices/sim0/gpu/gpuvirt
 T=$(mktemp -d)
 
 U1=5a3c0001-0000-4000-8000-0000000000a1
@@ -229,7 +229,7 @@ ok=$((ok == 1 ? $? : 1))
 run mig profiles gpu 9
 [ $ok -eq 0 ] && [ $rc -eq 1 ] && has "$T/err" '"gpu"' &&
 	run mig mode gpu 1 on && [ $rc -eq 1 ] && has "$T/err" "mig mode:" &&
-	sysfs_is "$BUS/devices/sim1/gpuvirt/mig_mode" 0
+	sysfs_is "$BUS/devices/sim1/gpu/gpuvirt/mig_mode" 0
 ktap_result $? "a GPU without profiles and a missing GPU are refused, naming the GPU"
 
 # --- plan before MIG mode, mode ---------------------------------------------------
@@ -248,14 +248,14 @@ ktap_result $? "mig plan on a time-sliced GPU: the balanced layout, mode first, 
 # 5
 run mig mode gpu 0 on
 [ $rc -eq 0 ] && sysfs_is "$GPU0/mig_mode" 1 &&
-	[ ! -e "$MDEV_BUS/sim0/mdev_supported_types" ] &&
+	[ "$(cat $BUS/devices/sim0/gpu/mdev_supported_types/gpuvirt_sim-H200-35C/available_instances)" = 0 ] &&
 	run mig show gpu 0 && [ $rc -eq 0 ] &&
 	is "$T/out" "gpu 0 name sim0 model h200-141gb mode mig gis 0" \
 	"           0       1       2       3       4       5       6       7" \
 	"  memory  [ free ][ free ][ free ][ free ][ free ][ free ][ free ][ free ]" \
 	"  compute [ free ][ free ][ free ][ free ][ free ][ free ][ free ]" &&
 	run mig show && has "$T/out" "gpu 1 name sim1 model custom mode timesliced capable false"
-ktap_result $? "mig mode on: sysfs mig_mode 1, time-sliced types gone, mig show"
+ktap_result $? "mig mode on: sysfs mig_mode 1, time-sliced types offer nothing, mig show"
 
 # --- create, destroy -----------------------------------------------------------------
 
@@ -411,7 +411,7 @@ run mig apply gpu 2 3g.71gb 1g.18gb
 [ $ok -eq 0 ] && [ $rc -eq 1 ] && has "$T/err" "step 1 of 3 failed (~ gpu 2 mode mig)" &&
 	has "$T/err" "nothing was changed" &&
 	has "$T/err" "not done: + gi 1 profile 1g.18gb start 4" &&
-	sysfs_is "$BUS/devices/sim2/gpuvirt/mig_mode" 0 && [ -e "$MDEV/$U2" ]
+	sysfs_is "$BUS/devices/sim2/gpu/gpuvirt/mig_mode" 0 && [ -e "$MDEV/$U2" ]
 ok=$?
 echo 1 >"$MDEV/$U2/remove"
 echo 2 >$BUS/del_device

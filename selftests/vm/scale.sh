@@ -102,7 +102,7 @@ for g in range(ngpu):
         bad.append(f"{core}/sim{g}/sched: vgpus {sched['vgpus']}")
     if "registered: 1" not in open(f"{hw}/sim{g}/hw").read().splitlines():
         bad.append(f"{hw}/sim{g}/hw: not registered")
-    a = open(f"/sys/class/mdev_bus/sim{g}/mdev_supported_types/gpuvirt_sim-H200-4C/available_instances").read()
+    a = open(f"/sys/bus/gpuvirt_sim/devices/sim{g}/gpu/mdev_supported_types/gpuvirt_sim-H200-4C/available_instances").read()
     if int(a) != per_gpu - per:
         bad.append(f"sim{g}: available_instances {a.strip()}")
     if per == 0 and "backed_pages: 0" not in open(f"{hw}/sim{g}/vram").read().splitlines():
@@ -207,7 +207,7 @@ nsys
 bad=0
 for ((g = 0; g < NGPU; g++)); do
 	echo "b0000000-0000-4000-8000-0000000000$((g / 10))$((g % 10))" \
-		>/sys/class/mdev_bus/sim$g/mdev_supported_types/gpuvirt_sim-H200-35C/create 2>/dev/null &&
+		>/sys/bus/gpuvirt_sim/devices/sim$g/gpu/mdev_supported_types/gpuvirt_sim-H200-35C/create 2>/dev/null &&
 		echo 1 >$MDEV/b0000000-0000-4000-8000-0000000000$((g / 10))$((g % 10))/remove || bad=1
 done
 [ "$n" -eq 0 ] && [ $bad -eq 0 ]
@@ -223,7 +223,7 @@ bare_round() {
 	for ((g = 0; g < NGPU; g++)); do
 		for ((i = 0; i < PER; i++)); do
 			uuid "$g" "$i"
-			echo "$u" >/sys/class/mdev_bus/sim$g/mdev_supported_types/gpuvirt_sim-H200-4C/create || return 1
+			echo "$u" >/sys/bus/gpuvirt_sim/devices/sim$g/gpu/mdev_supported_types/gpuvirt_sim-H200-4C/create || return 1
 		done
 	done
 	nsys
@@ -263,7 +263,7 @@ fi
 
 # 8: the GPUs go too
 for ((g = 0; g < NGPU; g++)); do echo "$g" >$BUS/del_device || break; done
-[ -z "$(ls "$CORE")" ] && ! ls -d /sys/class/mdev_bus/sim* 2>/dev/null
+[ -z "$(ls "$CORE")" ] && ! ls -d /sys/class/mdev_bus/8[0-9a-f][0-9a-f][0-9a-f]:00:00.0 2>/dev/null
 ktap_result $? "the $NGPU GPUs are removed"
 echo "# took $((SECONDS - t_start)) s"
 

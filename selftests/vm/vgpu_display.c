@@ -24,7 +24,7 @@
 #include "vgpu_client.h"
 #include <linux/gpuvirt_vgpu.h>
 
-#define TYPES		"/sys/class/mdev_bus/sim0/mdev_supported_types"
+#define TYPES		"/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types"
 #define UUID_A		"6a1f0b42-0000-4000-8000-0000000000da"
 #define UUID_B		"6a1f0b42-0000-4000-8000-0000000000db"
 #define REGION(i)	VGPU_REGION(i)

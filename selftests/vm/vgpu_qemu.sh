@@ -11,7 +11,7 @@ cd "${GPUVIRT_SRC:-.}" || exit 1
 
 KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
 UUID=2f0c6a9e-7d41-4c5e-9b0a-0000000000a1
-TYPE=/sys/class/mdev_bus/sim0/mdev_supported_types/gpuvirt_sim-H200-35C
+TYPE=/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types/gpuvirt_sim-H200-35C
 T=$(mktemp -d)
 
 cleanup() {

@@ -16,8 +16,8 @@ KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
 YNL=build/ksrc/tools/net/ynl
 SPEC=Documentation/netlink/specs/gpuvirt.yaml
 SCHEMA=build/ksrc/Documentation/netlink/genetlink-legacy.yaml
-TYPES=/sys/class/mdev_bus/sim0/mdev_supported_types
-GV=/sys/bus/gpuvirt_sim/devices/sim0/gpuvirt
+TYPES=/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types
+GV=/sys/bus/gpuvirt_sim/devices/sim0/gpu/gpuvirt
 U=7a11c0de-0000-4000-8000-000000000001
 OUT=$(mktemp)
 
