@@ -65,7 +65,11 @@
 #define SIM_NEW		GV_SIM_BUS "/new_device"
 #define SIM_DEL		GV_SIM_BUS "/del_device"
 #define SIM0		GV_SIM_BUS "/devices/sim0"
-#define MIG_MODE	SIM0 "/gpuvirt/mig_mode"
+#define MIG_MODE	SIM0 "/gpu/gpuvirt/mig_mode"
+#define PF0		SIM0 "/gpu"
+#define VGPU_MODEL	PF0 "/gpuvirt/vgpu_model"
+#define NUMVFS		PF0 "/sriov_numvfs"
+#define VF1_TYPE	"/sys/bus/pci/devices/8000:00:00.1/gpuvirt/current_vgpu_type"
 #define TYPES		"/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types"
 #define VGPU_TYPE	"gpuvirt_sim-H200-35C"
 #define UUID_A		"fa11f417-0000-4000-8000-00000000000a"
@@ -275,6 +279,16 @@ static void snapshot(char *buf)
 	len = gv_read(MIG_MODE, val, sizeof(val) - 1);
 	val[len > 0 ? len : 0] = '\0';
 	off = snap_add(buf, off, "mig_mode: %s\n", len > 0 ? val : "absent");
+	/* SR-IOV: the vGPU model, the VFs and the first VF's type */
+	len = gv_read(VGPU_MODEL, val, sizeof(val) - 1);
+	val[len > 0 ? len : 0] = '\0';
+	off = snap_add(buf, off, "vgpu_model: %s\n", len > 0 ? val : "absent");
+	len = gv_read(NUMVFS, val, sizeof(val) - 1);
+	val[len > 0 ? len : 0] = '\0';
+	off = snap_add(buf, off, "sriov_numvfs: %s\n", len > 0 ? val : "absent");
+	len = gv_read(VF1_TYPE, val, sizeof(val) - 1);
+	val[len > 0 ? len : 0] = '\0';
+	off = snap_add(buf, off, "vf1 type: %s\n", len > 0 ? val : "absent");
 	/* the passthrough device: its driver, its override, pt-assign's state files */
 	if (gv_exists(PT_DEV)) {
 		pt_driver_of("", PT_BDF, val, sizeof(val));
@@ -635,10 +649,24 @@ static int sim_del_undo(void)
 /* sim0 up, without our vGPUs; its mode as it is. */
 static void vfio_teardown(void);
 
+/* Back to the mdev vGPU model: no VF type, no VFs. */
+static int sriov_off(void)
+{
+	char val[16] = "";
+
+	if (gv_read(VGPU_MODEL, val, sizeof(val) - 1) <= 0 || strncmp(val, "sriov", 5))
+		return 0;
+	if (gv_exists(VF1_TYPE))
+		gv_write(VF1_TYPE, "0");
+	if (must(gv_write(NUMVFS, "0"), "sriov_numvfs 0"))
+		return -1;
+	return must(gv_write(VGPU_MODEL, "mdev"), "vgpu_model mdev");
+}
+
 static int base_setup(void)
 {
 	vfio_teardown();
-	if (sim_up())
+	if (sim_up() || sriov_off())
 		return -1;
 	if (gv_exists(VGPU_MDEVS "/" UUID_B))
 		gv_write(VGPU_MDEVS "/" UUID_B "/remove", "1");
@@ -1278,6 +1306,65 @@ static int gi_vgpu_undo(void)
 	return gv_write(VGPU_MDEVS "/" UUID_B "/remove", "1");
 }
 
+/*
+ * gpu-mig-vgpu-create: mdev create of a MIG-backed type on the GPU's own
+ * PCI parent, which places the vGPU on the GI (mdev.c).
+ */
+static int gpu_mig_vgpu_setup(void)
+{
+	if (gi_del_setup())
+		return -1;
+	if (gv_exists(VGPU_MDEVS "/" UUID_B))
+		gv_write(VGPU_MDEVS "/" UUID_B "/remove", "1");
+	return 0;
+}
+
+static int gpu_mig_vgpu_op(int n, bool *inj)
+{
+	return armed_write(TYPES "/gpuvirt_sim-H200-3-71C/create", UUID_B, n, inj);
+}
+
+/* sriov-enable and vf-type: the sriov vGPU model (sriov.c) */
+static int sriov_setup(void)
+{
+	if (base_setup())
+		return -1;
+	if (mig_on()) {
+		gi_del_all();
+		if (must(gv_write(MIG_MODE, "0"), "mig_mode 0"))
+			return -1;
+	}
+	return must(gv_write(VGPU_MODEL, "sriov"), "vgpu_model sriov");
+}
+
+static int sriov_enable_op(int n, bool *inj)
+{
+	return armed_write(NUMVFS, "2", n, inj);
+}
+
+static int sriov_enable_undo(void)
+{
+	return gv_write(NUMVFS, "0");
+}
+
+static int vf_type_setup(void)
+{
+	if (sriov_setup())
+		return -1;
+	return must(gv_write(NUMVFS, "1"), "sriov_numvfs 1");
+}
+
+/* type 3 is H200-35C, the GPU's third time-sliced type */
+static int vf_type_op(int n, bool *inj)
+{
+	return armed_write(VF1_TYPE, "3", n, inj);
+}
+
+static int vf_type_undo(void)
+{
+	return gv_write(VF1_TYPE, "0");
+}
+
 /* mig-disable (netlink gpu-set mode timesliced) from MIG mode. */
 static int gpu_set_mode(int mode, int n, bool *inj)
 {
@@ -1783,6 +1870,12 @@ static const struct path paths[] = {
 	{ "gi-del", "netlink gi-del", gi_del_setup, gi_del_op, gi_del_undo, NULL, 0, false },
 	{ "gi-vgpu-create", "mdev create on a GI", gi_vgpu_setup, gi_vgpu_op,
 	  gi_vgpu_undo, NULL, 0, false },
+	{ "gpu-mig-vgpu-create", "mdev create of a MIG-backed type on the GPU's PCI function",
+	  gpu_mig_vgpu_setup, gpu_mig_vgpu_op, gi_vgpu_undo, NULL, 0, false },
+	{ "sriov-enable", "echo 2 > sriov_numvfs", sriov_setup, sriov_enable_op,
+	  sriov_enable_undo, NULL, 0, false },
+	{ "vf-type", "echo 3 > VF current_vgpu_type", vf_type_setup, vf_type_op,
+	  vf_type_undo, NULL, 0, false },
 	{ "nl-gpu-set-mode", "netlink gpu-set mode=timesliced from MIG", nl_mig_off_setup,
 	  nl_mig_off_op, nl_mig_off_undo, NULL, 0, false },
 	{ "nl-sched-set", "netlink sched-set policy", nl_sched_setup, nl_sched_op,

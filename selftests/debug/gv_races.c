@@ -23,6 +23,11 @@
  *                   holds a vGPU, and of gpuvirt_vfio_pci while one holds
  *                   the passthrough device 0000:01:00.0, with netlink
  *                   dumps running; the client lets go after a moment
+ *   vf-type-open    SR-IOV: a VF given a type and cleared again, against a
+ *                   VFIO client opening and closing it (a VF in use keeps
+ *                   its type: clearing it then is refused)
+ *   vf-numvfs-open  SR-IOV: VFs enabled, typed, cleared and disabled,
+ *                   against a client opening the first VF
  * Prints KTAP, one test per race, with its iteration count.
  */
 #include <pthread.h>
@@ -633,6 +638,104 @@ static long race_rmmod_busy(void)
 	return n;
 }
 
+/* ---- vf-type-open, vf-numvfs-open ---- */
+
+#define PF0		SIM0 "/gpu"
+#define VF1		"/sys/bus/pci/devices/8000:00:00.1"
+#define VF1_TYPE	VF1 "/gpuvirt/current_vgpu_type"
+
+static void sriov_clean(void)
+{
+	if (gv_exists(VF1_TYPE))
+		gv_write(VF1_TYPE, "0");
+	gv_write(PF0 "/sriov_numvfs", "0");
+	gv_write(PF0 "/gpuvirt/vgpu_model", "mdev");
+}
+
+/* Opens VF 1 as a VMM does, holds it a moment, closes it; counts opens. */
+static void *vf_opener(void *arg)
+{
+	long n = 0;
+
+	while (!stop) {
+		struct vfio_user u;
+		int err = vfio_client_open(&u, VF1, "8000:00:00.1");
+
+		if (!err) {
+			/* held open: the type must stay */
+			if (!gv_write(VF1_TYPE, "0"))
+				FAIL("the type of an open VF was cleared");
+			n++;
+			usleep(2000);
+			vgpu_client_close(&u);
+		} else if (err != -ENOENT && err != -ENODEV && err != -EBUSY &&
+			   err != -EINVAL) {
+			FAIL("open VF: %s", strerror(-err));
+		}
+	}
+	return (void *)n;
+}
+
+static void *vf_typer(void *arg)
+{
+	bool numvfs = arg;
+	long n = 0;
+
+	while (!stop) {
+		int err = numvfs ? gv_write(PF0 "/sriov_numvfs", "1") : 0;
+
+		if (err && err != -EBUSY)
+			FAIL("sriov_numvfs 1: %s", strerror(-err));
+		err = gv_write(VF1_TYPE, "3");
+		if (err && err != -EBUSY && err != -ENOENT)
+			FAIL("type VF: %s", strerror(-err));
+		err = gv_write(VF1_TYPE, "0");
+		if (err && err != -EBUSY && err != -ENOENT)
+			FAIL("clear VF: %s", strerror(-err));
+		err = numvfs ? gv_write(PF0 "/sriov_numvfs", "0") : 0;
+		if (err && err != -EBUSY)
+			FAIL("sriov_numvfs 0: %s", strerror(-err));
+		n++;
+	}
+	return (void *)n;
+}
+
+static long race_vf(bool numvfs)
+{
+	pthread_t a, b;
+	void *na, *nb;
+
+	clean();
+	if (gv_write(PF0 "/gpuvirt/vgpu_model", "sriov") ||
+	    gv_write(PF0 "/sriov_numvfs", "1")) {
+		FAIL("cannot enter the sriov model");
+		sriov_clean();
+		return 0;
+	}
+	pthread_create(&a, NULL, vf_typer, (void *)numvfs);
+	pthread_create(&b, NULL, vf_opener, NULL);
+	sleep(seconds);
+	stop = true;
+	pthread_join(a, &na);
+	pthread_join(b, &nb);
+	sriov_clean();
+	if (gv_exists(VF1))
+		FAIL("VF 1 left after the race");
+	printf("# vf-%s: %ld typing rounds, %ld opens\n",
+	       numvfs ? "numvfs-open" : "type-open", (long)na, (long)nb);
+	return (long)na + (long)nb;
+}
+
+static long race_vf_type_open(void)
+{
+	return race_vf(false);
+}
+
+static long race_vf_numvfs_open(void)
+{
+	return race_vf(true);
+}
+
 static const struct race {
 	const char *name;
 	long (*run)(void);
@@ -644,6 +747,8 @@ static const struct race {
 	{ "rmmod-netlink", race_rmmod_netlink },
 	{ "rmmod-busy", race_rmmod_busy },
 	{ "mig-reset", race_mig_reset },
+	{ "vf-type-open", race_vf_type_open },
+	{ "vf-numvfs-open", race_vf_numvfs_open },
 };
 
 #define NRACES	(sizeof(races) / sizeof(races[0]))

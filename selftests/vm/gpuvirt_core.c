@@ -441,8 +441,9 @@ TEST_F_TIMEOUT(core, gpu_dump_interrupted_by_a_change_is_flagged, 240)
 }
 
 /*
- * udev hears of a GPU's device with its gpuvirt/ files already there: they
- * are the device's own groups, not added after the device is announced.
+ * udev hears of a GPU with its gpuvirt/ files already there: they are the
+ * driver's dev_groups of the GPU's PCI function, created before the bind
+ * uevent that the udev rule (user/60-gpuvirt.rules) matches.
  */
 TEST_F(core, gpu_files_exist_when_announced)
 {
@@ -463,10 +464,10 @@ TEST_F(core, gpu_files_exist_when_announced)
 		if (n <= 0)
 			break;
 		msg[n] = '\0';
-		if (strncmp(msg, "add@", 4) || !strstr(msg, "/sim2"))
+		if (strncmp(msg, "bind@", 5) || !strstr(msg, "/8002:00:00.0"))
 			continue;
 		seen = true;
-		snprintf(path, sizeof(path), "/sys%s/gpuvirt/mig_mode", msg + 4);
+		snprintf(path, sizeof(path), "/sys%s/gpuvirt/mig_mode", msg + 5);
 		EXPECT_TRUE(gv_exists(path));
 	}
 	EXPECT_TRUE(seen);

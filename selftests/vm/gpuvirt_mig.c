@@ -42,7 +42,7 @@
 #define GPU		"sim0"
 #define NEW		GV_SIM_BUS "/new_device"
 #define DEL		GV_SIM_BUS "/del_device"
-#define KNOBS		GV_SIM_BUS "/devices/" GPU "/gpuvirt"
+#define KNOBS		GV_SIM_BUS "/devices/" GPU "/gpu/gpuvirt"
 #define GI_INFO		GV_DEBUGFS "/gpus/" GPU "/gis/%d/info"
 #define GI_SCHED	GV_DEBUGFS "/gpus/" GPU "/gis/%d/sched"
 #define HW_ENGINE	GV_SIM_DEBUGFS "/" GPU "/engine"

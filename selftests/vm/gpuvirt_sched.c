@@ -61,7 +61,7 @@
 #define GPU		"sim0"
 #define NEW		GV_SIM_BUS "/new_device"
 #define DEL		GV_SIM_BUS "/del_device"
-#define GPU_KNOBS	GV_SIM_BUS "/devices/" GPU "/gpuvirt"
+#define GPU_KNOBS	GV_SIM_BUS "/devices/" GPU "/gpu/gpuvirt"
 #define GPU_SCHED	GV_DEBUGFS "/gpus/" GPU "/sched"
 #define VGPU_SCHED	GV_DEBUGFS "/gpus/" GPU "/vgpus/%s/sched"
 #define HW_ENGINE	GV_SIM_DEBUGFS "/" GPU "/engine"
