@@ -405,8 +405,7 @@ ok=$rc
 sysfs_is "$GPU0/mig_mode" 1
 ok=$((ok == 1 ? $? : 1))
 echo "2 h200-141gb" >$BUS/new_device
-types2=("$MDEV_BUS"/sim2/mdev_supported_types/*)
-echo "$U2" >"${types2[0]}/create"
+echo "$U2" >$BUS/devices/sim2/gpu/mdev_supported_types/gpuvirt_sim-H200-35C/create
 run mig apply gpu 2 3g.71gb 1g.18gb
 [ $ok -eq 0 ] && [ $rc -eq 1 ] && has "$T/err" "step 1 of 3 failed (~ gpu 2 mode mig)" &&
 	has "$T/err" "nothing was changed" &&
