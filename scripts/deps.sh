@@ -29,7 +29,8 @@ tools_pkgs=(build-essential pkg-config libmnl-dev libyaml-dev sparse cppcheck dk
 	    qemu-system-x86 busybox-static cpio xz-utils python3 python3-yaml
 	    python3-jsonschema linux-source-6.12 linux-source-6.1 debhelper dh-dkms lintian
 	    bc flex bison libelf-dev libssl-dev clang pciutils libvirt-daemon
-	    libvirt-daemon-driver-qemu libvirt-clients mdevctl udev)
+	    libvirt-daemon-driver-qemu libvirt-daemon-system libvirt-clients mdevctl
+	    udev)
 
 newest_612() {
 	apt-cache pkgnames linux-headers-6.12. 2>/dev/null |
