@@ -176,7 +176,7 @@ int sysfs_random_uuid(char out[UNITS_UUID_LEN])
 static unsigned long vf_type_id(const char *vfdir, const char *type)
 {
 	char path[PATH_MAX], line[128], *end, *name;
-	unsigned long id, found = 0;
+	unsigned long found = 0;
 	FILE *f;
 	int n;
 
@@ -189,6 +189,8 @@ static unsigned long vf_type_id(const char *vfdir, const char *type)
 		return 0;
 	/* "ID    : vGPU Name", then "3     : H200-35C" */
 	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long id;
+
 		line[strcspn(line, "\n")] = '\0';
 		errno = 0;
 		id = strtoul(line, &end, 10);

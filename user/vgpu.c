@@ -755,7 +755,7 @@ static int vgpu_add(struct ctx *ctx, const void *o, uint64_t given)
 		return EXIT_RUNTIME;
 	}
 	/* a MIG-backed type is offered by its GI's device */
-	ret = gpu_mdev_parent(ctx, opts->gpu, given & ARG_BIT(VGPU_ADD_GI) ?
+	ret = gpu_mdev_parent(ctx, opts->gpu, (given & ARG_BIT(VGPU_ADD_GI)) ?
 			      (int)opts->gi : -1, gpu, sizeof(gpu));
 	if (ret)
 		return ret;
