@@ -22,16 +22,26 @@ TYPES=$PF/mdev_supported_types
 NODE=pci_8000_00_00_0
 UD=6d0c1f2a-3b4c-4d5e-8f60-0000000001d1	# libvirt-defined
 US=6d0c1f2a-3b4c-4d5e-8f60-0000000001d2	# made through sysfs
-T=$(mktemp -d)
 
-if missing=$(libvirt_missing) || [ ! -e "$KO/kernel/core/gpuvirt.ko" ]; then
+if missing=$(libvirt_missing); then
 	echo "TAP version 13"
-	echo "1..0 # SKIP ${missing:-the modules} missing (scripts/deps.sh installs libvirt)"
+	echo "1..0 # SKIP $missing is not installed (scripts/deps.sh installs libvirt, mdevctl, udev)"
+	exit 4
+fi
+if [ ! -e "$KO/kernel/core/gpuvirt.ko" ] || [ ! -x "$CTL" ]; then
+	echo "TAP version 13"
+	echo "1..0 # SKIP gpuvirtctl or the modules are not built"
 	exit 4
 fi
 libvirt_enter "$@"
+T=$(mktemp -d)
 
+# Whatever a failed check left: domains, node devices, vGPUs, typed VFs,
+# GIs, the daemons, the GPU and the modules.
 cleanup() {
+	local u vf
+
+	[ "$KTAP_FAIL" -ne 0 ] && ktap_diag "libvirtd's log:" "$(tail -n 20 "$LIBVIRT_LOG" 2>/dev/null)"
 	$VIRSH destroy gv-mdev >/dev/null 2>&1
 	$VIRSH destroy gv-vf >/dev/null 2>&1
 	$VIRSH nodedev-destroy "mdev_${UD//-/_}_8000_00_00_0" >/dev/null 2>&1
@@ -40,10 +50,23 @@ cleanup() {
 	for u in /sys/bus/mdev/devices/*; do
 		[ -e "$u/remove" ] && echo 1 >"$u/remove"
 	done
+	for vf in $PF/virtfn*/gpuvirt/current_vgpu_type; do
+		[ -e "$vf" ] && echo 0 >"$vf"
+	done
+	[ -e $PF/sriov_numvfs ] && echo 0 >$PF/sriov_numvfs 2>/dev/null
+	[ -e $PF/gpuvirt/mig_mode ] && [ "$(cat $PF/gpuvirt/mig_mode)" != 0 ] &&
+		for u in 0 1 2 3 4 5 6; do "$CTL" mig destroy gpu 0 gi $u >/dev/null 2>&1; done
+	[ -e $BUS/del_device ] && echo 0 >$BUS/del_device 2>/dev/null
 	rmmod gpuvirt_sim gpuvirt 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
+
+# ktap_skip DESC REASON
+ktap_skip() {
+	KTAP_N=$((KTAP_N + 1))
+	echo "ok $KTAP_N $1 # SKIP $2"
+}
 
 # The sysfs counts and libvirt's of every type listed under the GPU.
 counts_match() {
@@ -110,7 +133,7 @@ counts_match gpuvirt_sim-H200-35C 4 >"$T/out" 2>&1
 rc=$?
 ktap_diag "$(cat "$T/out")"
 [ $rc -eq 0 ]
-ktap_result $? "every type's availableInstances and name equal sysfs (30 types)"
+ktap_result $? "every type's availableInstances and name equal sysfs ($(ls $TYPES | wc -l) types)"
 
 # 4: nodedev-define + nodedev-start with gpuvirt attributes
 cat >"$T/mdev.xml" <<EOF
@@ -135,19 +158,44 @@ ktap_diag "$(cat "$T/out")" "node device: $DEV"
 	[ "$(cat /sys/bus/mdev/devices/$UD/gpuvirt/weight)" = 300 ] &&
 	[ "$(cat /sys/bus/mdev/devices/$UD/gpuvirt/min_pct)" = 20 ] &&
 	[ "$(cat /sys/bus/mdev/devices/$UD/gpuvirt/max_pct)" = 60 ] &&
-	mdevctl list --defined | grep -q "$UD"
-ktap_result $? "nodedev-define + nodedev-start: the vGPU exists with weight 300, min 20, max 60 (mdevctl defined it)"
+	mdevctl list --defined --dumpjson -u $UD >"$T/mdevctl.json" &&
+	python3 -c '
+import json, sys
+def walk(o):	# mdevctl nests devices under parents: find the ones with a type
+    if isinstance(o, dict):
+        if "mdev_type" in o:
+            yield o
+        for x in o.values():
+            yield from walk(x)
+    elif isinstance(o, list):
+        for x in o:
+            yield from walk(x)
+devs = list(walk(json.load(open(sys.argv[1]))))
+assert len(devs) == 1, devs
+v = devs[0]
+attrs = {k: w for a in v["attrs"] for k, w in a.items()}
+assert v["mdev_type"] == "gpuvirt_sim-H200-35C", v
+assert attrs == {"gpuvirt/weight": "300", "gpuvirt/min_pct": "20", "gpuvirt/max_pct": "60"}, attrs' "$T/mdevctl.json"
+rc=$?
+[ $rc -eq 0 ] || ktap_diag "$(cat "$T/mdevctl.json")"
+[ $rc -eq 0 ]
+ktap_result $? "nodedev-define + nodedev-start: the vGPU exists with weight 300, min 20, max 60 (mdevctl defined it with those attrs)"
 
-# 5: the scheduler shows them
+# 5: the scheduler shows them, under the policy that uses weights
 S=/sys/kernel/debug/gpuvirt/gpus/sim0/vgpus/$UD/sched
+echo weighted >$PF/gpuvirt/sched_policy
 "$CTL" -j vgpu show uuid $UD >"$T/v" 2>&1
-ktap_diag "$(cat "$T/v")"
+"$CTL" -j sched show gpu 0 >"$T/s" 2>&1
+ktap_diag "$(cat "$T/v")" "$(cat "$T/s")"
 python3 -c '
 import json, sys
 v = json.load(open(sys.argv[1]))["vgpu"][0]
-assert v["type"] == "H200-35C" and v["weight"] == 300 and v["min"] == 20 and v["max"] == 60, v' "$T/v" &&
+assert v["type"] == "H200-35C" and v["weight"] == 300 and v["min"] == 20 and v["max"] == 60, v
+s = json.load(open(sys.argv[2]))["sched"][0]
+assert s["policy"] == "weighted" and s["vgpus"] == 1, s' "$T/v" "$T/s" &&
+	grep -qx "policy: weighted" /sys/kernel/debug/gpuvirt/gpus/sim0/sched &&
 	grep -qx "weight: 300" $S && grep -qx "min_ppm: 200000" $S && grep -qx "max_ppm: 600000" $S
-ktap_result $? "gpuvirtctl (netlink) and the core's debugfs show the vGPU with those settings"
+ktap_result $? "under the weighted policy, gpuvirtctl (netlink) and the core's debugfs show the vGPU with those settings"
 
 # 6: libvirt shows it under the GPU, and the counts follow
 [ "$(mdev_parent $UD)" = $NODE ] && wait_for counts_match gpuvirt_sim-H200-35C 3 >/dev/null 2>&1
@@ -196,12 +244,14 @@ closed_soon() {
 }
 $VIRSH create "$T/dom.xml" --paused >"$T/out" 2>&1
 ok=$?
+st=$($VIRSH domstate gv-mdev 2>&1)
 is_open $UD
 op=$?
 $VIRSH destroy gv-mdev >>"$T/out" 2>&1
 ok2=$?
-ktap_diag "$(cat "$T/out")"
-[ $ok -eq 0 ] && [ $op -eq 0 ] && [ $ok2 -eq 0 ] && closed_soon $UD
+ktap_diag "$(cat "$T/out")" "state: $st"
+[ $ok -eq 0 ] && [ "$st" = paused ] && [ $op -eq 0 ] && [ $ok2 -eq 0 ] && closed_soon $UD &&
+	! $VIRSH domstate gv-mdev >/dev/null 2>&1
 ktap_result $? "a domain with the vGPU as an mdev hostdev starts (vGPU open) and stops (closed)"
 
 # 9: nodedev-destroy and nodedev-undefine
@@ -211,30 +261,37 @@ $VIRSH nodedev-destroy "$DEV" >/dev/null 2>&1 && [ ! -e /sys/bus/mdev/devices/$U
 	wait_for counts_match gpuvirt_sim-H200-35C 4 >/dev/null 2>&1
 ktap_result $? "nodedev-destroy removes the vGPU (sysfs, netlink), nodedev-undefine its definition; counts back to 4"
 
-# 10: MIG-backed types, where libvirt sees them
-"$CTL" mig mode gpu 0 on >/dev/null && "$CTL" mig create gpu 0 profile 1g.18gb >/dev/null &&
-	"$CTL" mig create gpu 0 profile 1g.18gb >/dev/null && "$CTL" mig create gpu 0 profile 3g.71gb >/dev/null
-ok=$?
-wait_for counts_match gpuvirt_sim-H200-1-18C 2 gpuvirt_sim-H200-3-71C 1 gpuvirt_sim-H200-35C 0 >"$T/out" 2>&1
-rc=$?
-ktap_diag "$(cat "$T/out")"
-[ $ok -eq 0 ] && [ $rc -eq 0 ]
-ktap_result $? "MIG mode with GIs 1g,1g,3g: libvirt lists H200-1-18C with 2, H200-3-71C with 1, time-sliced 0"
+# 10, 11: MIG-backed types (a dash-digit-dash name: H200-1-18C), where
+# libvirt sees them; the GPU's PCI function offers them in MIG mode
+MIGT=$(ls $TYPES | grep -E -- '-[0-9]+-[0-9]')
+if [ -z "$MIGT" ]; then
+	ktap_skip "MIG-backed types in libvirt" "$NODE offers no MIG-backed type"
+	ktap_skip "nodedev-create of a MIG-backed vGPU" "$NODE offers no MIG-backed type"
+else
+	echo 1 >$PF/gpuvirt/mig_mode && "$CTL" mig create gpu 0 profile 1g.18gb >/dev/null &&
+		"$CTL" mig create gpu 0 profile 1g.18gb >/dev/null &&
+		"$CTL" mig create gpu 0 profile 3g.71gb >/dev/null
+	ok=$?
+	wait_for counts_match gpuvirt_sim-H200-1-18C 2 gpuvirt_sim-H200-3-71C 1 gpuvirt_sim-H200-35C 0 >"$T/out" 2>&1
+	rc=$?
+	ktap_diag "MIG-backed types: $(echo $MIGT)" "$(cat "$T/out")"
+	[ $ok -eq 0 ] && [ $rc -eq 0 ]
+	ktap_result $? "mig_mode 1 with GIs 1g,1g,3g: libvirt lists every MIG-backed type at sysfs's count (H200-1-18C 2, H200-3-71C 1, time-sliced 0)"
 
-# 11: nodedev-create of a MIG-backed vGPU lands on a GI
-sed -e "s/gpuvirt_sim-H200-35C/gpuvirt_sim-H200-1-18C/" -e "/<attr/d" "$T/mdev.xml" >"$T/mig.xml"
-$VIRSH nodedev-create "$T/mig.xml" >"$T/out" 2>&1
-ok=$?
-ktap_diag "$(cat "$T/out")"
-[ $ok -eq 0 ] && "$CTL" -j vgpu show uuid $UD >"$T/v" && python3 -c '
+	sed -e "s/gpuvirt_sim-H200-35C/gpuvirt_sim-H200-1-18C/" -e "/<attr/d" "$T/mdev.xml" >"$T/mig.xml"
+	$VIRSH nodedev-create "$T/mig.xml" >"$T/out" 2>&1
+	ok=$?
+	ktap_diag "$(cat "$T/out")"
+	[ $ok -eq 0 ] && "$CTL" -j vgpu show uuid $UD >"$T/v" && python3 -c '
 import json, sys
 v = json.load(open(sys.argv[1]))["vgpu"][0]
 assert v["gi"] == 0 and v["type"] == "H200-1-18C", v' "$T/v" &&
-	wait_for counts_match gpuvirt_sim-H200-1-18C 1 >/dev/null 2>&1 &&
-	$VIRSH nodedev-destroy "$DEV" >/dev/null 2>&1 && [ ! -e /sys/bus/mdev/devices/$UD ]
-ktap_result $? "nodedev-create of H200-1-18C on $NODE: the vGPU is on GI 0; destroyed again"
-"$CTL" mig destroy gpu 0 gi 0 >/dev/null; "$CTL" mig destroy gpu 0 gi 1 >/dev/null
-"$CTL" mig destroy gpu 0 gi 2 >/dev/null; "$CTL" mig mode gpu 0 off >/dev/null
+		wait_for counts_match gpuvirt_sim-H200-1-18C 1 >/dev/null 2>&1 &&
+		$VIRSH nodedev-destroy "$DEV" >/dev/null 2>&1 && [ ! -e /sys/bus/mdev/devices/$UD ]
+	ktap_result $? "nodedev-create of H200-1-18C on $NODE: the vGPU is on GI 0; destroyed again"
+	for g in 0 1 2; do "$CTL" mig destroy gpu 0 gi $g >/dev/null; done
+	echo 0 >$PF/gpuvirt/mig_mode
+fi
 
 # 12: SR-IOV: the VFs are node devices, children of the PF
 echo sriov >$PF/gpuvirt/vgpu_model && echo 2 >$PF/sriov_numvfs &&
