@@ -186,7 +186,10 @@ exec 8>&-
 # and panic 6.1 ("timer doesn't work through Interrupt-remapped IO-APIC").
 bios=()
 [ -z "${GPUVIRT_VM_BIOS:-}" ] || bios=(-bios "$GPUVIRT_VM_BIOS")
-append="console=ttyS0,115200 panic=-1 intel_iommu=on log_buf_len=4M no_timer_check"
+# iomem=strict: user space may not map busy, exclusive I/O memory, as on
+# Debian's kernels (CONFIG_STRICT_DEVMEM); the debug kernel, built from
+# tinyconfig, has no /dev/mem and would not check (sim_pci.sh relies on it)
+append="console=ttyS0,115200 panic=-1 intel_iommu=on log_buf_len=4M no_timer_check iomem=strict"
 append+=" printk.devkmsg=on rdinit=/init $extra_append"
 
 qemu=(qemu-system-x86_64 ${bios[@]+"${bios[@]}"}

@@ -42,7 +42,10 @@ fi
 #  - vfio_create_group() (drivers/vfio/group.c): a failure of
 #    dev_set_name() or cdev_device_add() puts the group while it still
 #    holds its iommu_group (WARN_ON in vfio_group_release); every VFIO
-#    device registration: an mdev create, a bind to gpuvirt_vfio_pci.
+#    device registration: an mdev create, a bind to gpuvirt_vfio_pci;
+#  - pci_device_add() (drivers/pci/probe.c): it WARNs when device_add()
+#    fails; adding the simulated GPU's PCI function (sim-add) and its VFs
+#    (sriov-enable).
 # The stack filters of failslab and fail_page_alloc
 # (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER) take one range each, so each
 # path rejects the one of the two it reaches: fail-nth neither fails nor
@@ -81,15 +84,16 @@ reject() {
 
 # vfio_create_group() is in the vfio module: load it before looking it up
 modprobe -q vfio || { echo "1..0 # SKIP cannot load vfio"; exit 4; }
-r_bus=$(fn_range bus_register) && r_vfio=$(fn_range vfio_create_group vfio) || {
-	echo "1..0 # SKIP cannot locate bus_register() and vfio_create_group()"
+r_bus=$(fn_range bus_register) && r_vfio=$(fn_range vfio_create_group vfio) &&
+	r_pci=$(fn_range pci_device_add) || {
+	echo "1..0 # SKIP cannot locate bus_register(), vfio_create_group() and pci_device_add()"
 	exit 4
 }
 
 groups=$(printf '%s\n' "${paths[@]}" | sed 's/-.*//' | uniq | wc -l)
 echo "TAP version 13"
 echo "1..$((${#paths[@]} + groups))"
-echo "# not injected inside bus_register() ($r_bus) for modload-sim, inside vfio_create_group() ($r_vfio) for the other paths: their error paths WARN (see fail-nth.sh)"
+echo "# not injected inside bus_register() ($r_bus) for modload-sim, pci_device_add() ($r_pci) for sim-add and sriov-enable, vfio_create_group() ($r_vfio) for the other paths: their error paths WARN (see fail-nth.sh)"
 n=0
 failed=0
 total=0
@@ -100,6 +104,7 @@ for i in "${!paths[@]}"; do
 	s=$(date +%s)
 	case $p in
 	modload-sim) fn=bus_register; range=$r_bus ;;
+	sim-add | sriov-enable) fn=pci_device_add; range=$r_pci ;;
 	*) fn=vfio_create_group; range=$r_vfio ;;
 	esac
 	# shellcheck disable=SC2086 # two words
