@@ -110,13 +110,16 @@ delta() {
 		END { printf "%.0f\n", v[ARGV[2]] - v[ARGV[1]] }' "$TMP/snap.$1" "$TMP/snap.$2"
 }
 
-# The pids of the GPU's engine thread(s), "gpuvirt/sim0"; no forks.
+# The pids of the GPU's engine thread(s), "gpuvirt/8000:00:00.0": the
+# thread is named after the mdev parent, the GPU's PCI function ($GPU/gpu),
+# not the sim device; a kernel that shows only TASK_COMM_LEN of it has
+# "gpuvirt/8000:00", which still names one sim id. No forks.
 engine_pids() {
-	local p c
+	local p c n=gpuvirt/$DEVNAME
 	for p in /proc/[0-9]*; do
 		{ read -r c <"$p/comm"; } 2>/dev/null || continue
 		case $c in
-		"gpuvirt/$GPU"|"gpuvirt/$GPU/"*) echo "${p#/proc/}" ;;
+		"$n"|"$n/"*|"${n:0:15}") echo "${p#/proc/}" ;;
 		esac
 	done
 }
@@ -183,8 +186,10 @@ VSCHED=()
 for u in "${UUIDS[@]}"; do
 	VSCHED+=("$DBG/vgpus/$u/sched")
 done
+DEVNAME=$(readlink /sys/bus/gpuvirt_sim/devices/$GPU/gpu)
+DEVNAME=${DEVNAME##*/}
 mapfile -t EPIDS < <(engine_pids)
-[ ${#EPIDS[@]} -gt 0 ] || note "no engine thread gpuvirt/$GPU found: the CPU row is 0"
+[ ${#EPIDS[@]} -gt 0 ] || note "no engine thread gpuvirt/$DEVNAME found: the CPU row is 0"
 mapfile -t ALL < <(seq 0 $((N - 1)))
 NEIGHBOURS=("${ALL[@]:1}")
 
