@@ -43,9 +43,13 @@ fi
 #    dev_set_name() or cdev_device_add() puts the group while it still
 #    holds its iommu_group (WARN_ON in vfio_group_release); every VFIO
 #    device registration: an mdev create, a bind to gpuvirt_vfio_pci;
-#  - pci_device_add() (drivers/pci/probe.c): it WARNs when device_add()
-#    fails; adding the simulated GPU's PCI function (sim-add) and its VFs
-#    (sriov-enable).
+#  - the PCI core's probe.c, adding the simulated GPU's PCI function
+#    (sim-add) and its VFs (sriov-enable): pci_setup_device() ignores a
+#    failed dev_set_name(), and pci_device_add() WARNs when device_add()
+#    then fails; pci_create_root_bus() puts the host bridge twice when
+#    registering it fails (a use-after-free). These paths reject the span
+#    of probe.c from the first to the last of those functions; the
+#    drivers' probes (ours) run outside it, from pci_bus_add_device().
 # The stack filters of failslab and fail_page_alloc
 # (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER) take one range each, so each
 # path rejects the one of the two it reaches: fail-nth neither fails nor
@@ -84,16 +88,28 @@ reject() {
 
 # vfio_create_group() is in the vfio module: load it before looking it up
 modprobe -q vfio || { echo "1..0 # SKIP cannot load vfio"; exit 4; }
+# The span of several functions of one object file: lowest start, highest end.
+fn_span() {
+	local fn lo= hi= a b
+
+	for fn in "$@"; do
+		read -r a b < <(fn_range "$fn") || return 1
+		[ -z "$lo" ] || [ $((0x$a)) -lt $((0x$lo)) ] && lo=$a
+		[ -z "$hi" ] || [ $((0x$b)) -gt $((0x$hi)) ] && hi=$b
+	done
+	echo "$lo $hi"
+}
+
 r_bus=$(fn_range bus_register) && r_vfio=$(fn_range vfio_create_group vfio) &&
-	r_pci=$(fn_range pci_device_add) || {
-	echo "1..0 # SKIP cannot locate bus_register(), vfio_create_group() and pci_device_add()"
+	r_pci=$(fn_span pci_setup_device pci_device_add pci_create_root_bus) || {
+	echo "1..0 # SKIP cannot locate bus_register(), vfio_create_group() and the PCI core's probe functions"
 	exit 4
 }
 
 groups=$(printf '%s\n' "${paths[@]}" | sed 's/-.*//' | uniq | wc -l)
 echo "TAP version 13"
 echo "1..$((${#paths[@]} + groups))"
-echo "# not injected inside bus_register() ($r_bus) for modload-sim, pci_device_add() ($r_pci) for sim-add and sriov-enable, vfio_create_group() ($r_vfio) for the other paths: their error paths WARN (see fail-nth.sh)"
+echo "# not injected inside bus_register() ($r_bus) for modload-sim, the PCI core's probe.c ($r_pci) for sim-add and sriov-enable, vfio_create_group() ($r_vfio) for the other paths: their error paths WARN (see fail-nth.sh)"
 n=0
 failed=0
 total=0
@@ -104,7 +120,7 @@ for i in "${!paths[@]}"; do
 	s=$(date +%s)
 	case $p in
 	modload-sim) fn=bus_register; range=$r_bus ;;
-	sim-add | sriov-enable) fn=pci_device_add; range=$r_pci ;;
+	sim-add | sriov-enable) fn="the PCI core's probe.c"; range=$r_pci ;;
 	*) fn=vfio_create_group; range=$r_vfio ;;
 	esac
 	# shellcheck disable=SC2086 # two words
