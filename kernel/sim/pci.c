@@ -322,9 +322,10 @@ int gpuvirt_sim_pci_add(struct gpuvirt_sim_dev *sdev)
 {
 	struct gpuvirt_sim_pci *sp = &sdev->pci;
 	int domain = GPUVIRT_SIM_PCI_DOMAIN_BASE + sdev->gpu.id;
+	struct resource_entry *entry;
 	struct pci_bus *bus;
 	LIST_HEAD(resources);
-	int err;
+	int err, n = 0;
 
 	raw_spin_lock_init(&sp->lock);
 	sp->busn.name = "gpuvirt_sim bus";
@@ -358,8 +359,16 @@ int gpuvirt_sim_pci_add(struct gpuvirt_sim_dev *sdev)
 		goto err_unlock;
 	}
 
+	/* pci_add_resource() says nothing when it cannot allocate: count */
 	pci_add_resource(&resources, &sp->busn);
 	pci_add_resource(&resources, &sp->window);
+	resource_list_for_each_entry(entry, &resources)
+		n++;
+	if (n != 2) {
+		pci_free_resource_list(&resources);
+		err = -ENOMEM;
+		goto err_unlock;
+	}
 	bus = pci_create_root_bus(&sdev->dev, 0, &gpuvirt_sim_pci_ops, sp,
 				  &resources);
 	if (!bus) {

@@ -47,9 +47,16 @@ fi
 #    (sim-add) and its VFs (sriov-enable): pci_setup_device() ignores a
 #    failed dev_set_name(), and pci_device_add() WARNs when device_add()
 #    then fails; pci_create_root_bus() puts the host bridge twice when
-#    registering it fails (a use-after-free). These paths reject the span
-#    of probe.c from the first to the last of those functions; the
-#    drivers' probes (ours) run outside it, from pci_bus_add_device().
+#    registering it fails (a use-after-free). sriov-enable rejects the
+#    span of probe.c from the first to the last of those functions; the
+#    VF driver's probe (ours) runs outside it, from pci_bus_add_device();
+#  - the PCI core's bus.c, adding the PF (sim-add): pci_bus_add_device()
+#    frees the resource files' attributes when one fails and leaves the
+#    pointers, which pci_stop_bus_device() then frees again. sim-add
+#    rejects the span from bus.c's pci_bus_add_device() to the end of
+#    probe.c, which also holds the PF driver's probe, so GPU registration
+#    is not swept there (vf-type and the mdev paths sweep the rest).
+
 # The stack filters of failslab and fail_page_alloc
 # (CONFIG_FAULT_INJECTION_STACKTRACE_FILTER) take one range each, so each
 # path rejects the one of the two it reaches: fail-nth neither fails nor
@@ -101,7 +108,8 @@ fn_span() {
 }
 
 r_bus=$(fn_range bus_register) && r_vfio=$(fn_range vfio_create_group vfio) &&
-	r_pci=$(fn_span pci_setup_device pci_device_add pci_create_root_bus) || {
+	r_pci=$(fn_span pci_setup_device pci_device_add pci_create_root_bus) &&
+	r_pf=$(fn_span pci_bus_add_device pci_setup_device pci_device_add pci_create_root_bus) || {
 	echo "1..0 # SKIP cannot locate bus_register(), vfio_create_group() and the PCI core's probe functions"
 	exit 4
 }
@@ -109,7 +117,7 @@ r_bus=$(fn_range bus_register) && r_vfio=$(fn_range vfio_create_group vfio) &&
 groups=$(printf '%s\n' "${paths[@]}" | sed 's/-.*//' | uniq | wc -l)
 echo "TAP version 13"
 echo "1..$((${#paths[@]} + groups))"
-echo "# not injected inside bus_register() ($r_bus) for modload-sim, the PCI core's probe.c ($r_pci) for sim-add and sriov-enable, vfio_create_group() ($r_vfio) for the other paths: their error paths WARN (see fail-nth.sh)"
+echo "# not injected inside bus_register() ($r_bus) for modload-sim, the PCI core's probe.c ($r_pci) for sriov-enable, its bus.c and probe.c ($r_pf) for sim-add, vfio_create_group() ($r_vfio) for the other paths: their error paths WARN (see fail-nth.sh)"
 n=0
 failed=0
 total=0
@@ -120,7 +128,8 @@ for i in "${!paths[@]}"; do
 	s=$(date +%s)
 	case $p in
 	modload-sim) fn=bus_register; range=$r_bus ;;
-	sim-add | sriov-enable) fn="the PCI core's probe.c"; range=$r_pci ;;
+	sriov-enable) fn="the PCI core's probe.c"; range=$r_pci ;;
+	sim-add) fn="the PCI core's bus.c and probe.c"; range=$r_pf ;;
 	*) fn=vfio_create_group; range=$r_vfio ;;
 	esac
 	# shellcheck disable=SC2086 # two words
