@@ -127,6 +127,17 @@ static ssize_t sched_slice_us_store(struct device *dev,
 }
 static DEVICE_ATTR_RW(sched_slice_us);
 
+/* By the uapi enums' values (GPUVIRT_VGPU_MODE_*, GPUVIRT_VGPU_MODEL_*) */
+static const char * const gpuvirt_vgpu_mode_names[] = {
+	[GPUVIRT_VGPU_MODE_HOMOGENEOUS]	= "homogeneous",
+	[GPUVIRT_VGPU_MODE_MIXED]	= "mixed",
+};
+
+static const char * const gpuvirt_vgpu_model_names[] = {
+	[GPUVIRT_VGPU_MODEL_MDEV]	= "mdev",
+	[GPUVIRT_VGPU_MODEL_SRIOV]	= "sriov",
+};
+
 static ssize_t vgpu_mode_show(struct device *dev,
 			      struct device_attribute *attr, char *buf)
 {
@@ -137,8 +148,7 @@ static ssize_t vgpu_mode_show(struct device *dev,
 		return -ENODEV;
 	mode = gpuvirt_gpu_vgpu_mode(gpu);
 	gpuvirt_gpu_put(gpu);
-	return sysfs_emit(buf, "%s\n", mode == GPUVIRT_VGPU_MODE_MIXED ?
-				       "mixed" : "homogeneous");
+	return sysfs_emit(buf, "%s\n", gpuvirt_vgpu_mode_names[mode]);
 }
 
 static ssize_t vgpu_mode_store(struct device *dev,
@@ -149,12 +159,10 @@ static ssize_t vgpu_mode_store(struct device *dev,
 	u32 mode;
 	int err;
 
-	if (sysfs_streq(buf, "mixed"))
-		mode = GPUVIRT_VGPU_MODE_MIXED;
-	else if (sysfs_streq(buf, "homogeneous"))
-		mode = GPUVIRT_VGPU_MODE_HOMOGENEOUS;
-	else
-		return -EINVAL;
+	err = sysfs_match_string(gpuvirt_vgpu_mode_names, buf);
+	if (err < 0)
+		return err;
+	mode = err;
 	gpu = gpuvirt_gpu_get_by_dev(dev);
 	if (!gpu)
 		return -ENODEV;
@@ -180,7 +188,7 @@ static ssize_t vgpu_model_show(struct device *dev,
 	sriov = gpuvirt_gpu_sriov(gpu);
 	mutex_unlock(&gpuvirt_registry.lock);
 	gpuvirt_gpu_put(gpu);
-	return sysfs_emit(buf, "%s\n", sriov ? "sriov" : "mdev");
+	return sysfs_emit(buf, "%s\n", gpuvirt_vgpu_model_names[sriov]);
 }
 
 static ssize_t vgpu_model_store(struct device *dev,
@@ -192,12 +200,10 @@ static ssize_t vgpu_model_store(struct device *dev,
 	bool sriov;
 	int err;
 
-	if (sysfs_streq(buf, "sriov"))
-		sriov = true;
-	else if (sysfs_streq(buf, "mdev"))
-		sriov = false;
-	else
-		return -EINVAL;
+	err = sysfs_match_string(gpuvirt_vgpu_model_names, buf);
+	if (err < 0)
+		return err;
+	sriov = err == GPUVIRT_VGPU_MODEL_SRIOV;
 	gpu = gpuvirt_gpu_get_by_dev(dev);
 	if (!gpu)
 		return -ENODEV;
