@@ -99,6 +99,21 @@ mdev_parent() {
 	$VIRSH nodedev-dumpxml "$n" | sed -n 's|.*<parent>\(.*\)</parent>.*|\1|p'
 }
 
+# A minimal TCG domain named $1 whose one device is the hostdev XML $2.
+domain_xml() {
+	cat <<EOF
+<domain type='qemu'>
+  <name>$1</name>
+  <memory unit='MiB'>128</memory>
+  <os><type arch='x86_64' machine='q35'>hvm</type></os>
+  <devices>
+    <emulator>/usr/bin/qemu-system-x86_64</emulator>
+    $2
+  </devices>
+</domain>
+EOF
+}
+
 wait_for() {	# wait_for CMD...: up to 20 s
 	local i
 
@@ -216,19 +231,9 @@ echo 1 >/sys/bus/mdev/devices/$US/remove
 "$CTL" vgpu del uuid "$UC"
 
 # 8: a domain with the vGPU starts and stops; the vGPU is open meanwhile
-cat >"$T/dom.xml" <<EOF
-<domain type='qemu'>
-  <name>gv-mdev</name>
-  <memory unit='MiB'>128</memory>
-  <os><type arch='x86_64' machine='q35'>hvm</type></os>
-  <devices>
-    <emulator>/usr/bin/qemu-system-x86_64</emulator>
-    <hostdev mode='subsystem' type='mdev' model='vfio-pci'>
+domain_xml gv-mdev "<hostdev mode='subsystem' type='mdev' model='vfio-pci'>
       <source><address uuid='$UD'/></source>
-    </hostdev>
-  </devices>
-</domain>
-EOF
+    </hostdev>" >"$T/dom.xml"
 is_open() {
 	"$CTL" -j vgpu show uuid "$1" | python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)["vgpu"][0]["open"] is not True)'
 }
@@ -312,19 +317,9 @@ ktap_result $? "sriov model: libvirt lists VF 8000:00:00.1 (phys_function, IOMMU
 # pci-stub, xen-pciback), not to a vendor's VFIO driver as a VF vGPU is:
 # it refuses, and QEMU by address is the way (sriov.sh). Later versions
 # also take VFIO variant drivers; there the domain must start.
-cat >"$T/domvf.xml" <<EOF
-<domain type='qemu'>
-  <name>gv-vf</name>
-  <memory unit='MiB'>128</memory>
-  <os><type arch='x86_64' machine='q35'>hvm</type></os>
-  <devices>
-    <emulator>/usr/bin/qemu-system-x86_64</emulator>
-    <hostdev mode='subsystem' type='pci' managed='no'>
+domain_xml gv-vf "<hostdev mode='subsystem' type='pci' managed='no'>
       <source><address domain='0x8000' bus='0x00' slot='0x00' function='0x1'/></source>
-    </hostdev>
-  </devices>
-</domain>
-EOF
+    </hostdev>" >"$T/domvf.xml"
 UV=$(cat /sys/bus/pci/devices/8000:00:00.1/gpuvirt/vgpu_uuid)
 lv=$($VIRSH version | sed -n 's/^Using library: libvirt \([0-9]*\)\..*/\1/p')
 $VIRSH create "$T/domvf.xml" --paused >"$T/out" 2>&1
