@@ -91,6 +91,18 @@ static int state_gpu_cb(const struct nlmsghdr *nlh, void *data)
 			       GPUVIRT_VGPU_MODE_MIXED ?
 			       CONFIG_VGPU_MODE_MIXED :
 			       CONFIG_VGPU_MODE_HOMOGENEOUS;
+	g->vgpu_model = -1;
+	if (tb[GPUVIRT_A_GPU_VGPU_MODEL])
+		g->vgpu_model = mnl_attr_get_u32(tb[GPUVIRT_A_GPU_VGPU_MODEL]) ==
+				GPUVIRT_VGPU_MODEL_SRIOV ?
+				CONFIG_VGPU_MODEL_SRIOV : CONFIG_VGPU_MODEL_MDEV;
+	g->num_vfs = tb[GPUVIRT_A_GPU_NUM_VFS] ?
+		     (int)mnl_attr_get_u32(tb[GPUVIRT_A_GPU_NUM_VFS]) : -1;
+	g->max_vfs = tb[GPUVIRT_A_GPU_MAX_VFS] ?
+		     (int)mnl_attr_get_u32(tb[GPUVIRT_A_GPU_MAX_VFS]) : -1;
+	nl_attr_strcpy(g->dev, sizeof(g->dev), tb[GPUVIRT_A_GPU_DEV_NAME]);
+	g->vf_offset = -1;
+	g->vf_stride = -1;
 	return 0;
 }
 
@@ -145,6 +157,7 @@ static int state_vgpu_cb(const struct nlmsghdr *nlh, void *data)
 	v->has_gi = tb[GPUVIRT_A_VGPU_GI_ID];
 	if (v->has_gi)
 		v->gi = mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_GI_ID]);
+	nl_attr_strcpy(v->vf, sizeof(v->vf), tb[GPUVIRT_A_VGPU_VF]);
 	return 0;
 }
 
@@ -176,8 +189,40 @@ static int type_get(struct ctx *ctx, uint32_t gpu, const char *type)
 }
 
 /*
- * Of the GPUs of the file that exist: the MIG state, and the kernel's
- * answer for each type of a vGPU to create on one in time-sliced mode.
+ * Where the VFs of the GPU @g are: the offset and stride of its PF's
+ * SR-IOV capability (Documentation/ABI/testing/sysfs-bus-pci). Left at -1
+ * when the PF has none, or they cannot be read.
+ */
+static void state_read_vf_layout(struct cur_gpu *g)
+{
+	char path[PATH_MAX], val[16];
+	char *end;
+	long v;
+
+	if (!g->dev[0])
+		return;
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/sriov_offset",
+		 g->dev);
+	if (sysfs_read_line(path, val, sizeof(val)))
+		return;
+	v = strtol(val, &end, 10);
+	if (*end || v < 0 || v > 0xffff)
+		return;
+	g->vf_offset = (int)v;
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/sriov_stride",
+		 g->dev);
+	if (sysfs_read_line(path, val, sizeof(val)))
+		return;
+	v = strtol(val, &end, 10);
+	if (*end || v < 0 || v > 0xffff)
+		return;
+	g->vf_stride = (int)v;
+}
+
+/*
+ * Of the GPUs of the file that exist: the MIG state, where their VFs are,
+ * and the kernel's answer for each type of a vGPU to create on one in
+ * time-sliced mode.
  */
 static int state_read_gpus(struct ctx *ctx, const struct config *cfg,
 			   struct state *st)
@@ -192,6 +237,7 @@ static int state_read_gpus(struct ctx *ctx, const struct config *cfg,
 		g = state_gpu(st, gpu->id);
 		if (!g)
 			continue;
+		state_read_vf_layout(g);
 		/* A failure is reported here, and by the planner. */
 		g->has_mig = !mig_gpu_read(ctx, gpu->id, &g->mig);
 		if (!g->has_mig || g->mig.mig)
@@ -199,7 +245,7 @@ static int state_read_gpus(struct ctx *ctx, const struct config *cfg,
 		for (j = 0; j < gpu->n_vgpus; j++) {
 			const struct config_vgpu *v = &gpu->vgpus[j];
 
-			if (v->has_gi || state_vgpu(st, v->uuid) ||
+			if (v->has_gi || state_vgpu_of(st, v) ||
 			    state_type(st, gpu->id, v->type))
 				continue;
 			t = plan_append(&st->types, &st->n_types, sizeof(*t));
@@ -302,6 +348,13 @@ static const char *mode_name(uint32_t mode)
 	return name ? name : "?";
 }
 
+static const char *model_name(uint32_t model)
+{
+	const char *name = config_enum_name(config_vgpu_models, model);
+
+	return name ? name : "?";
+}
+
 /* "+" in text, "action": "add" in JSON. */
 static void pr_action(const char *sign, const char *action)
 {
@@ -334,6 +387,10 @@ static void pr_vals(unsigned int mask, const struct vals *v)
 {
 	if (mask & SET_MODE)
 		pr_string("vgpu-mode", NULL, mode_name(v->mode));
+	if (mask & SET_MODEL)
+		pr_string("vgpu-model", NULL, model_name(v->model));
+	if (mask & SET_VFS)
+		pr_uint("vfs", NULL, v->vfs);
 	if (mask & SET_POLICY)
 		pr_string("policy", NULL, policy_name(v->policy));
 	if (mask & SET_TIMESLICE)
@@ -352,6 +409,11 @@ static void pr_changes(const struct step *s)
 	if (s->mask & SET_MODE)
 		pr_change_str("vgpu-mode", mode_name(s->old.mode),
 			      mode_name(s->want.mode));
+	if (s->mask & SET_MODEL)
+		pr_change_str("vgpu-model", model_name(s->old.model),
+			      model_name(s->want.model));
+	if (s->mask & SET_VFS)
+		pr_change_uint("vfs", s->old.vfs, s->want.vfs);
 	if (s->mask & SET_POLICY)
 		pr_change_str("policy", policy_name(s->old.policy),
 			      policy_name(s->want.policy));
@@ -376,12 +438,24 @@ static void pr_old(const struct step *s)
 	pr_close_object();
 }
 
-/* "vgpu UUID type TYPE on gpu ID": an object "vgpu" in JSON. */
+/*
+ * "vgpu UUID type TYPE on gpu ID", or "vgpu vf BDF ..." for a VF vGPU: an
+ * object "vgpu" in JSON.
+ */
 static void pr_vgpu_open(const struct step *s)
 {
 	pr_open_object("vgpu");
 	pr_text("vgpu");
-	pr_string("uuid", "", s->uuid);
+	if (s->vf[0])
+		pr_string("vf", NULL, s->vf);
+	else
+		pr_string("uuid", "", s->uuid);
+}
+
+/* How error messages name the vGPU of @s. */
+static const char *step_vgpu(const struct step *s)
+{
+	return s->vf[0] ? s->vf : s->uuid;
 }
 
 /* What the steps run ---------------------------------------------------------- */
@@ -480,13 +554,48 @@ static int vgpu_set(struct ctx *ctx, const char *uuid, unsigned int mask,
 	return 0;
 }
 
-static int vgpu_remove(const char *uuid)
+/* Remove the vGPU of step @s: its mdev device, or its VF's type. */
+static int vgpu_remove(const struct step *s)
 {
-	int err = sysfs_mdev_remove(uuid);
+	int err = s->vf[0] ? sysfs_vf_release(s->vf) :
+			     sysfs_mdev_remove(s->uuid);
 
 	if (err)
-		err_print("cannot remove vGPU %s: %s", uuid, strerror(-err));
+		err_print("cannot remove vGPU %s: %s%s", step_vgpu(s),
+			  strerror(-err),
+			  err == -EBUSY && s->vf[0] ?
+			  " (the VF is open: it keeps its type until its user closes it)" : "");
 	return err;
+}
+
+/*
+ * Give the VF of step @s its type, with the settings @mask of @v, all or
+ * nothing; the kernel chooses the vGPU's UUID.
+ */
+static int vf_create(struct ctx *ctx, const struct step *s,
+		     unsigned int mask, const struct vals *v)
+{
+	char pf[NAME_LEN], uuid[UNITS_UUID_LEN];
+	int err;
+
+	if (gpu_mdev_parent(ctx, s->gpu, -1, pf, sizeof(pf)))
+		return -1;
+	err = sysfs_vf_type(pf, s->vf, s->type, uuid);
+	if (err) {
+		err_print("cannot give VF %s of GPU %u (%s) the type %s: %s",
+			  s->vf, s->gpu, pf, s->type, vf_type_hint(err));
+		return err;
+	}
+	if (vgpu_set(ctx, uuid, mask, v)) {
+		err = sysfs_vf_release(s->vf);
+		if (err)
+			err_print("cannot take the type from VF %s again: %s",
+				  s->vf, strerror(-err));
+		else
+			err_print("took the type from VF %s again", s->vf);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -499,6 +608,8 @@ static int vgpu_create(struct ctx *ctx, const struct step *s,
 	char name[NAME_LEN], dir[PATH_MAX];
 	int err;
 
+	if (s->vf[0])
+		return vf_create(ctx, s, mask, v);
 	/* A MIG-backed vGPU's parent is its GI. */
 	if (gpu_mdev_parent(ctx, s->gpu, s->on_gi ? (int)s->gi : -1, name,
 			    sizeof(name)))
@@ -516,7 +627,7 @@ static int vgpu_create(struct ctx *ctx, const struct step *s,
 		return err;
 	}
 	if (vgpu_set(ctx, s->uuid, mask, v)) {
-		if (!vgpu_remove(s->uuid))
+		if (!vgpu_remove(s))
 			err_print("removed the new vGPU %s again", s->uuid);
 		return -1;
 	}
@@ -669,18 +780,19 @@ static void vgpu_del_show(const struct step *s)
 
 static void vgpu_del_name(const struct step *s, char *buf, size_t len)
 {
-	snprintf(buf, len, "- vgpu %s", s->uuid);
+	snprintf(buf, len, "- vgpu %s", step_vgpu(s));
 }
 
 static int vgpu_del_apply(struct ctx *ctx, const struct step *s)
 {
 	(void)ctx;
-	return vgpu_remove(s->uuid);
+	return vgpu_remove(s);
 }
 
 static int vgpu_del_undo(struct ctx *ctx, const struct step *s)
 {
-	/* Back with its UUID, type and every setting it had. */
+	/* Back with its type and every setting it had, and its UUID, but
+	 * on a VF, whose UUID the kernel chooses anew. */
 	return vgpu_create(ctx, s, SET_PARAMS, &s->old);
 }
 
@@ -814,6 +926,55 @@ static int vgpu_mode_undo(struct ctx *ctx, const struct step *s)
 	return mode_set(ctx, s->gpu, s->old.mode);
 }
 
+/* ~ gpu vgpu-model: gpu-set. */
+static void vgpu_model_show(const struct step *s)
+{
+	vgpu_mode_show(s);
+}
+
+static void vgpu_model_name(const struct step *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "~ gpu %u vgpu-model", s->gpu);
+}
+
+/* The uapi's value of a model of the file. */
+static uint32_t model_uapi(uint32_t model)
+{
+	return model == CONFIG_VGPU_MODEL_SRIOV ? GPUVIRT_VGPU_MODEL_SRIOV :
+						  GPUVIRT_VGPU_MODEL_MDEV;
+}
+
+static int vgpu_model_apply(struct ctx *ctx, const struct step *s)
+{
+	return gpu_model_set(ctx, s->gpu, model_uapi(s->want.model));
+}
+
+static int vgpu_model_undo(struct ctx *ctx, const struct step *s)
+{
+	return gpu_model_set(ctx, s->gpu, model_uapi(s->old.model));
+}
+
+/* ~ gpu vfs: its PF's sriov_numvfs. */
+static void vfs_show(const struct step *s)
+{
+	vgpu_mode_show(s);
+}
+
+static void vfs_name(const struct step *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "~ gpu %u vfs %u", s->gpu, s->want.vfs);
+}
+
+static int vfs_apply(struct ctx *ctx, const struct step *s)
+{
+	return gpu_vfs_set(ctx, s->gpu, s->want.vfs);
+}
+
+static int vfs_undo(struct ctx *ctx, const struct step *s)
+{
+	return gpu_vfs_set(ctx, s->gpu, s->old.vfs);
+}
+
 /* ~ sched: sched-set of the policy and time slice. */
 static void sched_show(const struct step *s)
 {
@@ -849,7 +1010,7 @@ static void vgpu_set_show(const struct step *s)
 
 static void vgpu_set_name(const struct step *s, char *buf, size_t len)
 {
-	snprintf(buf, len, "~ vgpu %s", s->uuid);
+	snprintf(buf, len, "~ vgpu %s", step_vgpu(s));
 }
 
 static int vgpu_set_apply(struct ctx *ctx, const struct step *s)
@@ -877,8 +1038,8 @@ static void vgpu_add_show(const struct step *s)
 
 static void vgpu_add_name(const struct step *s, char *buf, size_t len)
 {
-	snprintf(buf, len, "+ vgpu %s type %s on gpu %u", s->uuid, s->type,
-		 s->gpu);
+	snprintf(buf, len, "+ vgpu %s type %s on gpu %u", step_vgpu(s),
+		 s->type, s->gpu);
 }
 
 static int vgpu_add_apply(struct ctx *ctx, const struct step *s)
@@ -889,7 +1050,7 @@ static int vgpu_add_apply(struct ctx *ctx, const struct step *s)
 static int vgpu_add_undo(struct ctx *ctx, const struct step *s)
 {
 	(void)ctx;
-	return vgpu_remove(s->uuid);
+	return vgpu_remove(s);
 }
 
 /* A passthrough step: "pt BDF driver D [force] [persistent]". */
@@ -1034,6 +1195,8 @@ static const struct step_ops step_ops[STEP_KINDS] = {
 	[STEP_PT_DEL]	= STEP_OPS(pt_del),
 	[STEP_PT_ADD]	= STEP_OPS(pt_add),
 	[STEP_STK]	= STEP_OPS(stk),
+	[STEP_MODEL]	= STEP_OPS(vgpu_model),
+	[STEP_VFS]	= STEP_OPS(vfs),
 };
 
 static void step_print(const struct step *s)

@@ -33,6 +33,12 @@ const struct arg_enum config_vgpu_modes[] = {
 	{ .name = NULL }
 };
 
+const struct arg_enum config_vgpu_models[] = {
+	{ "mdev",		CONFIG_VGPU_MODEL_MDEV },
+	{ "sriov",		CONFIG_VGPU_MODEL_SRIOV },
+	{ .name = NULL }
+};
+
 const struct arg_enum config_pt_drivers[] = {
 	{ "gpuvirt_vfio_pci",	CONFIG_PT_GPUVIRT },
 	{ "vfio-pci",		CONFIG_PT_VFIO_PCI },
@@ -721,11 +727,13 @@ static int parse_sim(struct parser *p, const yaml_node_t *n, size_t index,
 
 /* gpus ---------------------------------------------------------------------- */
 
-enum { VGPU_UUID, VGPU_TYPE, VGPU_WEIGHT, VGPU_MIN, VGPU_MAX, VGPU_GI };
+enum {
+	VGPU_UUID, VGPU_VF, VGPU_TYPE, VGPU_WEIGHT, VGPU_MIN, VGPU_MAX, VGPU_GI
+};
 
 static const struct field vgpu_fields[] = {
-	[VGPU_UUID] = { "uuid", F_UUID, offsetof(struct config_vgpu, uuid),
-			FLD_REQUIRED },
+	[VGPU_UUID] = { "uuid", F_UUID, offsetof(struct config_vgpu, uuid) },
+	[VGPU_VF] = { "vf", F_BDF, offsetof(struct config_vgpu, vf) },
 	[VGPU_TYPE] = { "type", F_TYPE, offsetof(struct config_vgpu, type),
 			FLD_REQUIRED },
 	[VGPU_WEIGHT] = { "weight", F_U32, offsetof(struct config_vgpu, weight),
@@ -761,20 +769,30 @@ static int parse_vgpu(struct parser *p, const yaml_node_t *n, size_t index,
 	v->has_min = seen[VGPU_MIN];
 	v->has_max = seen[VGPU_MAX];
 	v->has_gi = seen[VGPU_GI];
+	if (!seen[VGPU_UUID] == !seen[VGPU_VF])
+		return perr(p, n, seen[VGPU_UUID] ?
+			    "a vGPU takes \"uuid\" (an mdev vGPU) or \"vf\" (a VF vGPU, sriov model), not both" :
+			    "a vGPU needs \"uuid\" (an mdev vGPU) or \"vf\" (a VF vGPU, sriov model)");
+	if (seen[VGPU_VF] && v->has_gi)
+		return perr(p, seen[VGPU_GI],
+			    "\"gi\" is not for a VF vGPU: the kernel places it on the lowest GI of its type's profile with room");
 	if (v->has_min && v->has_max && v->min_pct > v->max_pct)
 		return perr(p, seen[VGPU_MIN],
 			    "\"min-pct\" (%u) must not be above \"max-pct\" (%u)",
 			    v->min_pct, v->max_pct);
 
 	/*
-	 * UUIDs are unique on the host, so across GPUs; the GPU being parsed
-	 * is already counted in p->cfg->n_gpus, with the vGPUs before this.
+	 * UUIDs and VFs are unique on the host, so across GPUs; the GPU being
+	 * parsed is already counted in p->cfg->n_gpus, with the vGPUs before
+	 * this.
 	 */
 	for (og = p->cfg->gpus; og < p->cfg->gpus + p->cfg->n_gpus; og++)
 		for (i = 0; i < og->n_vgpus; i++)
-			if (!strcmp(og->vgpus[i].uuid, v->uuid))
+			if (!strcmp(og->vgpus[i].uuid, v->uuid) &&
+			    !strcmp(og->vgpus[i].vf, v->vf))
 				return perr(p, n, "vGPU %s is listed twice (first on line %u)",
-					    v->uuid, og->vgpus[i].line);
+					    config_vgpu_name(v),
+					    og->vgpus[i].line);
 	gpu->n_vgpus++;
 	return 0;
 }
@@ -891,7 +909,7 @@ static int parse_mig(struct parser *p, const yaml_node_t *n, size_t index,
 	return 0;
 }
 
-enum { GPU_ID, GPU_MODE, GPU_SCHED, GPU_VGPUS, GPU_MIG };
+enum { GPU_ID, GPU_MODE, GPU_MODEL, GPU_VFS, GPU_SCHED, GPU_VGPUS, GPU_MIG };
 
 static const struct field gpu_fields[] = {
 	[GPU_ID] = { "id", F_U32, offsetof(struct config_gpu, id),
@@ -899,6 +917,12 @@ static const struct field gpu_fields[] = {
 	[GPU_MODE] = { "vgpu-mode", F_ENUM,
 		       offsetof(struct config_gpu, vgpu_mode),
 		       .enums = config_vgpu_modes },
+	[GPU_MODEL] = { "vgpu-model", F_ENUM,
+			offsetof(struct config_gpu, vgpu_model),
+			.enums = config_vgpu_models },
+	/* the PCI core's own bound: sriov_totalvfs is 16 bits */
+	[GPU_VFS] = { "vfs", F_U32, offsetof(struct config_gpu, vfs),
+		      0, 0, 65535 },
 	[GPU_SCHED] = { "sched", F_MAP, .sub = parse_sched },
 	[GPU_VGPUS] = { "vgpus", F_LIST, .max_items = CONFIG_MAX_VGPUS,
 			.sub = parse_vgpu },
@@ -915,6 +939,14 @@ static int check_gpu(struct parser *p, const struct config_gpu *gpu)
 	for (i = 0; i < gpu->n_vgpus; i++) {
 		const struct config_vgpu *v = &gpu->vgpus[i];
 
+		if (gpu->vgpu_model == CONFIG_VGPU_MODEL_SRIOV && !v->vf[0])
+			return perr_at(p, v->line, v->column,
+				       "GPU %u has the sriov vGPU model: its vGPUs are VFs, listed by \"vf\" (the kernel gives each its UUID)",
+				       gpu->id);
+		if (gpu->vgpu_model == CONFIG_VGPU_MODEL_MDEV && v->vf[0])
+			return perr_at(p, v->line, v->column,
+				       "GPU %u has the mdev vGPU model: its vGPUs are mdev devices, listed by \"uuid\" (\"vf\" needs vgpu-model: sriov)",
+				       gpu->id);
 		if (v->has_gi && gpu->mig.set && !gpu->mig.on)
 			return perr_at(p, v->line, v->column,
 				       "vGPU %s is on GI %u, but GPU %u has MIG mode off",
@@ -1094,6 +1126,10 @@ static int parse_gpu(struct parser *p, const yaml_node_t *n, size_t index,
 	cfg->n_gpus++;
 	if (parse_map(p, n, "a GPU", gpu_fields, gpu, seen))
 		return -1;
+	gpu->has_vfs = seen[GPU_VFS];
+	if (gpu->has_vfs && gpu->vgpu_model == CONFIG_VGPU_MODEL_MDEV)
+		return perr(p, seen[GPU_VFS],
+			    "\"vfs\" needs vgpu-model: sriov (the kernel refuses VFs to a GPU whose vGPUs are mdev devices)");
 	for (other = cfg->gpus; other < gpu; other++)
 		if (other->id == gpu->id)
 			return perr(p, n, "GPU %u is listed twice (first on line %u)",
@@ -1273,6 +1309,22 @@ const struct config_vgpu *config_find_vgpu(const struct config_gpu *gpu,
 		if (!strcmp(gpu->vgpus[i].uuid, uuid))
 			return &gpu->vgpus[i];
 	return NULL;
+}
+
+const struct config_vgpu *config_find_vf(const struct config_gpu *gpu,
+					 const char *vf)
+{
+	size_t i;
+
+	for (i = 0; i < gpu->n_vgpus; i++)
+		if (gpu->vgpus[i].vf[0] && !strcmp(gpu->vgpus[i].vf, vf))
+			return &gpu->vgpus[i];
+	return NULL;
+}
+
+const char *config_vgpu_name(const struct config_vgpu *v)
+{
+	return v->vf[0] ? v->vf : v->uuid;
 }
 
 const struct config_pt *config_find_pt(const struct config *cfg,

@@ -18,6 +18,13 @@
  *	        weight: 100
  *	        min-pct: 0
  *	        max-pct: 100
+ *	  - id: 2
+ *	    vgpu-model: sriov		# or mdev: a vGPU is a VF given a type
+ *	    vfs: 4			# the VFs the GPU should have
+ *	    vgpus:
+ *	      - vf: 8002:00:00.1	# the VF that is the vGPU, by its address
+ *	        type: H200-35C
+ *	        weight: 200
  *	  - id: 1
  *	    mig:
  *	      mode: on			# off: no GIs, time-sliced mode
@@ -39,7 +46,7 @@
  *	    force: false		# accept the reasons marked force
  *	    persistent: false		# a udev rule claims it at boot
  *
- * Everything but the ids, models, UUIDs, types and devices is optional, and
+ * Everything but the ids, models, UUIDs (or VFs), types and devices is optional, and
  * what is left out is left as it is. Values are checked against the ranges the
  * command line and the kernel use. Unknown keys are errors, so that a file
  * written for a later version fails loudly instead of half-applying.
@@ -74,6 +81,16 @@ enum config_vgpu_mode {
 
 /* "homogeneous" and "mixed", for parsing and printing. */
 extern const struct arg_enum config_vgpu_modes[];
+
+/* How a GPU's vGPUs are made: mdev devices, or typed SR-IOV VFs. */
+enum config_vgpu_model {
+	CONFIG_VGPU_MODEL_UNSET,
+	CONFIG_VGPU_MODEL_MDEV,
+	CONFIG_VGPU_MODEL_SRIOV,
+};
+
+/* "mdev" and "sriov", for parsing and printing. */
+extern const struct arg_enum config_vgpu_models[];
 /* The scheduling policies by name are sched_policy_names of nl-gen.h. */
 
 enum config_pt_driver {
@@ -105,8 +122,13 @@ struct config_sim {
 	unsigned int line;
 };
 
+/*
+ * A vGPU of one of our GPUs: an mdev device by @uuid, or in the sriov
+ * model a VF by its address @vf (its UUID is the kernel's choice).
+ */
 struct config_vgpu {
-	char uuid[UNITS_UUID_LEN];
+	char uuid[UNITS_UUID_LEN];	/* "" for a VF vGPU */
+	char vf[CONFIG_BDF_LEN];	/* "" for an mdev vGPU */
 	char type[CONFIG_NAME_MAX + 1];
 	bool has_weight, has_min, has_max, has_gi;
 	uint32_t gi;		/* 0..6: the GI of a MIG-backed vGPU */
@@ -140,6 +162,9 @@ struct config_mig {
 struct config_gpu {
 	uint32_t id;
 	enum config_vgpu_mode vgpu_mode;
+	enum config_vgpu_model vgpu_model;
+	bool has_vfs;
+	uint32_t vfs;		/* the VFs to enable, sriov model only */
 	bool has_policy, has_timeslice;
 	uint32_t policy;	/* enum gpuvirt_sched_policy */
 	uint32_t timeslice_us;	/* 0 or 100..100000 */
@@ -205,6 +230,11 @@ const struct config_gpu *config_find_gpu(const struct config *cfg,
 					 uint32_t id);
 const struct config_vgpu *config_find_vgpu(const struct config_gpu *gpu,
 					   const char *uuid);
+/* The vGPU of @gpu that is the VF @vf (a canonical PCI address). */
+const struct config_vgpu *config_find_vf(const struct config_gpu *gpu,
+					 const char *vf);
+/* How messages name @v: its UUID, or its VF's address. */
+const char *config_vgpu_name(const struct config_vgpu *v);
 const struct config_pt *config_find_pt(const struct config *cfg,
 				       const char *device);
 

@@ -3,12 +3,16 @@
  * The gpu object: GPUs registered by a backend.
  *
  *	gpuvirtctl gpu show [ id ID | dev NAME ] [ stack STACK ]
+ *	gpuvirtctl gpu set id ID [ vgpu-model { mdev | sriov } ] [ vfs N ]
  *
  * Besides gpuvirt's GPUs (netlink), "show" lists the vGPU-capable devices
  * of the host's other stacks (stacks.c), each with its "stack". With
  * --sysfs-root only those are read, from that tree.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <uapi/linux/gpuvirt.h>
 
@@ -16,6 +20,7 @@
 #include "nl.h"
 #include "print.h"
 #include "stacks_cmd.h"
+#include "sysfs.h"
 
 static const struct nl_attr_names gpu_names = GPU_ATTR_NAMES(NULL);
 
@@ -228,8 +233,154 @@ out:
 	return ret;
 }
 
+/* gpu set ----------------------------------------------------------------- */
+
+static const char *const gpu_set_keywords[GPUVIRT_A_GPU_MAX + 1] = {
+	[GPUVIRT_A_GPU_VGPU_MODEL]	= "vgpu-model",
+};
+
+static const struct nl_attr_names gpu_set_names =
+	GPU_ATTR_NAMES(gpu_set_keywords);
+
+int gpu_model_set(struct ctx *ctx, uint32_t id, uint32_t model)
+{
+	struct nlmsghdr *nlh;
+
+	nlh = nl_msg_start(ctx->nl, GPUVIRT_CMD_GPU_SET, 0);
+	mnl_attr_put_u32(nlh, GPUVIRT_A_GPU_ID, id);
+	mnl_attr_put_u32(nlh, GPUVIRT_A_GPU_VGPU_MODEL, model);
+	if (nl_exchange(ctx->nl, NULL, NULL)) {
+		nl_perror(ctx->nl, &gpu_set_names);
+		return -1;
+	}
+	return 0;
+}
+
+/* Why the PCI core refused @n VFs to GPU @id through sriov_numvfs. */
+static void vfs_refusal(uint32_t id, const char *path, uint32_t n, int err)
+{
+	const char *why;
+
+	switch (err) {
+	case -EPERM:
+		why = "the GPU has the mdev vGPU model (gpuvirtctl gpu set id ID vgpu-model sriov)";
+		break;
+	case -EBUSY:
+		why = "a VF has a vGPU; clear its type first (gpuvirtctl vgpu del vf BDF)";
+		break;
+	case -ERANGE:
+	case -EINVAL:
+		why = "more VFs than the GPU has (see its max-vfs)";
+		break;
+	default:
+		why = strerror(-err);
+	}
+	err_print("GPU %u: cannot write %u to %s: %s", id, n, path, why);
+}
+
+int gpu_vfs_set(struct ctx *ctx, uint32_t id, uint32_t n)
+{
+	char dev[64], path[PATH_MAX], cur[16], val[16];
+	char *end;
+	unsigned long now;
+	int err;
+
+	if (gpu_mdev_parent(ctx, id, -1, dev, sizeof(dev)))
+		return -1;
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/sriov_numvfs",
+		 dev);
+	err = sysfs_read_line(path, cur, sizeof(cur));
+	if (err) {
+		err_print("GPU %u (%s) has no SR-IOV VFs: cannot read %s: %s",
+			  id, dev, path, strerror(-err));
+		return err;
+	}
+	now = strtoul(cur, &end, 10);
+	if (*end) {
+		err_print("GPU %u: %s reads \"%s\", not a count", id, path,
+			  cur);
+		return -EINVAL;
+	}
+	if (now == n)
+		return 0;
+	/*
+	 * The PCI core changes a count only through 0. Disabling is refused
+	 * while a VF has a vGPU, so nothing in use ends here.
+	 */
+	if (now && n) {
+		err = sysfs_write(path, "0");
+		if (err) {
+			vfs_refusal(id, path, 0, err);
+			return err;
+		}
+	}
+	snprintf(val, sizeof(val), "%u", n);
+	err = sysfs_write(path, val);
+	if (err)
+		vfs_refusal(id, path, n, err);
+	return err;
+}
+
+enum { GPU_SET_ID, GPU_SET_MODEL, GPU_SET_VFS };
+
+struct gpu_set_opts {
+	uint32_t id;
+	uint32_t model;
+	uint32_t vfs;
+};
+
+static const struct arg_spec gpu_set_args[] = {
+	[GPU_SET_ID] = {
+		.keyword = "id", .type = ARG_U32, .meta = "ID",
+		.offset = offsetof(struct gpu_set_opts, id),
+		.flags = ARG_REQUIRED,
+	},
+	[GPU_SET_MODEL] = {
+		.keyword = "vgpu-model", .type = ARG_ENUM, .meta = "MODEL",
+		.offset = offsetof(struct gpu_set_opts, model),
+		.enums = vgpu_model_names, .flags = ARG_ONE_OF,
+	},
+	[GPU_SET_VFS] = {
+		.keyword = "vfs", .type = ARG_U32, .meta = "N",
+		.offset = offsetof(struct gpu_set_opts, vfs),
+		.flags = ARG_ONE_OF,
+	},
+	{ .keyword = NULL }
+};
+
+/*
+ * The model first when entering sriov, the VFs first when leaving it, so
+ * that "vgpu-model sriov vfs 4" and "vgpu-model mdev vfs 0" both work.
+ */
+static int gpu_set(struct ctx *ctx, const void *o, uint64_t given)
+{
+	const struct gpu_set_opts *opts = o;
+	bool model = given & ARG_BIT(GPU_SET_MODEL);
+	bool vfs = given & ARG_BIT(GPU_SET_VFS);
+	int ret;
+
+	ret = ctx_nl(ctx);
+	if (ret)
+		return ret;
+	if (model && vfs && opts->model == GPUVIRT_VGPU_MODEL_MDEV &&
+	    opts->vfs) {
+		err_print("\"vfs\" needs vgpu-model sriov: a GPU in the mdev model has no VFs");
+		return EXIT_USAGE;
+	}
+	if (vfs && (!model || opts->model == GPUVIRT_VGPU_MODEL_MDEV) &&
+	    gpu_vfs_set(ctx, opts->id, opts->vfs))
+		return EXIT_RUNTIME;
+	if (model && gpu_model_set(ctx, opts->id, opts->model))
+		return EXIT_RUNTIME;
+	if (vfs && model && opts->model == GPUVIRT_VGPU_MODEL_SRIOV &&
+	    gpu_vfs_set(ctx, opts->id, opts->vfs))
+		return EXIT_RUNTIME;
+	return EXIT_OK;
+}
+
 static const struct cmd gpu_cmds[] = {
 	{ "show", gpu_show_args, sizeof(struct gpu_show_opts), gpu_show },
+	{ "set", gpu_set_args, sizeof(struct gpu_set_opts), gpu_set },
 	{ .name = NULL }
 };
 

@@ -139,6 +139,13 @@ int gpu_mdev_parent(struct ctx *ctx, uint32_t id, int gi, char *buf,
 		    size_t len);
 /* 1 if GPU @id is in the sriov vGPU model, 0 if not, -1 reported error. */
 int gpu_sriov(struct ctx *ctx, uint32_t id);
+/*
+ * Set GPU @id's vGPU model (GPUVIRT_VGPU_MODEL_*) over netlink, or its
+ * count of VFs through its PF's sriov_numvfs (through 0 when it has
+ * others). 0, or nonzero having said why not.
+ */
+int gpu_model_set(struct ctx *ctx, uint32_t id, uint32_t model);
+int gpu_vfs_set(struct ctx *ctx, uint32_t id, uint32_t n);
 int vgpu_print(const struct nlmsghdr *nlh);
 int sched_print(const struct nlmsghdr *nlh);
 int gi_print(const struct nlmsghdr *nlh);
@@ -148,5 +155,7 @@ int gi_print(const struct nlmsghdr *nlh);
  * writing its create file), for the errors "vgpu add" and "apply" give.
  */
 const char *vgpu_create_hint(int err);
+/* Why a VF could not take a type: the errors of sysfs_vf_type(). */
+const char *vf_type_hint(int err);
 
 #endif /* GPUVIRTCTL_H */

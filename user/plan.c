@@ -6,16 +6,20 @@
  *
  *	+ simulated GPUs that are missing		new_device
  *	then per GPU of the file:
- *	- vGPUs it does not list (--prune only)	mdev remove
+ *	- vGPUs it does not list (--prune only)	mdev remove, or VF type 0
+ *	~ VFs to 0, when leaving the sriov model	sriov_numvfs
+ *	~ vgpu-model					gpu-set
  *	~ MIG mode on					gpu-set
  *	- GIs in the way of the "mig" section		gi-del
  *	+ GIs of the "mig" section			gi-new
  *	  (or: - every GI, ~ MIG mode off)
  *	~ vgpu-mode					sysfs vgpu_mode
+ *	~ VFs of the sriov model			sriov_numvfs
  *	~ the scheduler					sched-set
  *	~ weight, min-pct, max-pct of vGPUs, those	vgpu-set
  *	  that lower their minimum first
- *	+ missing vGPUs					mdev create, vgpu-set
+ *	+ missing vGPUs					mdev create, or VF
+ *							type; vgpu-set
  *	then the other stacks' devices (apply_stacks.c):
  *	- their vGPUs it does not list (--prune only)	remove, or VF type 0
  *	+ their missing vGPUs				create, or VF type
@@ -28,8 +32,10 @@
  * so that capacity and the minimums' 100 % are freed before they are used.
  * What the plan cannot do is a conflict, refused before anything changes:
  * a GPU that does not exist, a vGPU of another type or on another GPU than
- * the file says, a type the GPU does not offer, a mode change with vGPUs
- * left, a MIG layout that the planner (mig.h) cannot reach without moving
+ * the file says, a type the GPU does not offer, a mode or model change
+ * with vGPUs left, a VF count changed under VF vGPUs, a VF that the GPU
+ * will not have, a vGPU listed the way the GPU's model does not make
+ * them (by UUID in the sriov model, by VF in mdev), a MIG layout that the planner (mig.h) cannot reach without moving
  * a GI that has a vGPU, a device whose group pt_check() refuses or whose
  * driver is not loaded, two devices of one IOMMU group, and anything of
  * the state that could not be read.
@@ -78,6 +84,22 @@ const struct cur_vgpu *state_vgpu(const struct state *st, const char *uuid)
 		if (!strcmp(st->vgpus[i].uuid, uuid))
 			return &st->vgpus[i];
 	return NULL;
+}
+
+const struct cur_vgpu *state_vgpu_vf(const struct state *st, const char *vf)
+{
+	size_t i;
+
+	for (i = 0; i < st->n_vgpus; i++)
+		if (st->vgpus[i].vf[0] && !strcmp(st->vgpus[i].vf, vf))
+			return &st->vgpus[i];
+	return NULL;
+}
+
+const struct cur_vgpu *state_vgpu_of(const struct state *st,
+				     const struct config_vgpu *v)
+{
+	return v->vf[0] ? state_vgpu_vf(st, v->vf) : state_vgpu(st, v->uuid);
 }
 
 const struct cur_type *state_type(const struct state *st, uint32_t gpu,
@@ -195,37 +217,45 @@ static void plan_sims(struct planner *p)
 	}
 }
 
-/* Is the vGPU @uuid listed on any GPU of the file? */
-static bool listed(const struct config *cfg, const char *uuid)
+/* Is the vGPU @v listed on any GPU of the file: by its VF, or its UUID? */
+static bool listed(const struct config *cfg, const struct cur_vgpu *v)
 {
 	size_t i;
 
 	for (i = 0; i < cfg->n_gpus; i++)
-		if (config_find_vgpu(&cfg->gpus[i], uuid))
+		if (v->vf[0] ? config_find_vf(&cfg->gpus[i], v->vf) != NULL :
+			       config_find_vgpu(&cfg->gpus[i], v->uuid) != NULL)
 			return true;
 	return false;
 }
 
-/* --prune: the vGPUs of @gpu that the file lists nowhere; returns how many
- * vGPUs the GPU keeps. */
-static size_t plan_prune(struct planner *p, const struct config_gpu *gpu)
+/* The vGPUs the GPU keeps through --prune: all of them, and those on VFs. */
+struct kept {
+	size_t all, vfs;
+};
+
+/* --prune: the vGPUs of @gpu that the file lists nowhere. */
+static struct kept plan_prune(struct planner *p, const struct config_gpu *gpu)
 {
+	struct kept kept = { 0, 0 };
 	const struct cur_vgpu *v;
 	struct step *s;
-	size_t i, kept = 0;
+	size_t i;
 
 	for (i = 0; i < p->st->n_vgpus; i++) {
 		v = &p->st->vgpus[i];
 		if (v->gpu != gpu->id)
 			continue;
-		if (!p->prune || listed(p->cfg, v->uuid)) {
-			kept++;
+		if (!p->prune || listed(p->cfg, v)) {
+			kept.all++;
+			kept.vfs += v->vf[0] != '\0';
 			continue;
 		}
 		s = plan_step(p->pl, STEP_VGPU_DEL, gpu->id);
 		if (!s)
 			continue;
 		memcpy(s->uuid, v->uuid, sizeof(s->uuid));
+		memcpy(s->vf, v->vf, sizeof(s->vf));
 		snprintf(s->type, sizeof(s->type), "%s", v->type);
 		s->mask = SET_PARAMS;
 		s->old.weight = v->weight;
@@ -450,20 +480,20 @@ static int mig_vgpu_gi(struct planner *p, const struct config_gpu *gpu,
 		if (!gi->used) {
 			conflict(p->pl, p->file, v->line,
 				 "vGPU %s is on GI %u, and GPU %u has no GI %u",
-				 v->uuid, v->gi, gpu->id, v->gi);
+				 config_vgpu_name(v), v->gi, gpu->id, v->gi);
 			return -1;
 		}
 		if (gi->profile != prof) {
 			conflict(p->pl, p->file, v->line,
 				 "vGPU %s of type %s needs a GI of profile %s, and GI %u is %s",
-				 v->uuid, v->type, ma->g.table.profile[prof].name,
+				 config_vgpu_name(v), v->type, ma->g.table.profile[prof].name,
 				 v->gi, ma->g.table.profile[gi->profile].name);
 			return -1;
 		}
 		if (ma->taken & (1U << v->gi)) {
 			conflict(p->pl, p->file, v->line,
 				 "vGPU %s is on GI %u, which has a vGPU already",
-				 v->uuid, v->gi);
+				 config_vgpu_name(v), v->gi);
 			return -1;
 		}
 		ma->taken |= (uint8_t)(1U << v->gi);
@@ -479,7 +509,7 @@ static int mig_vgpu_gi(struct planner *p, const struct config_gpu *gpu,
 	}
 	conflict(p->pl, p->file, v->line,
 		 "vGPU %s of type %s needs a GI of profile %s without a vGPU, and GPU %u has none",
-		 v->uuid, v->type, ma->g.table.profile[prof].name, gpu->id);
+		 config_vgpu_name(v), v->type, ma->g.table.profile[prof].name, gpu->id);
 	return -1;
 }
 
@@ -517,6 +547,209 @@ static void plan_mode(struct planner *p, const struct config_gpu *gpu,
 	s->mask = SET_MODE;
 	s->want.mode = gpu->vgpu_mode;
 	s->old.mode = (uint32_t)mode;
+}
+
+/* The SR-IOV model ----------------------------------------------------------- */
+
+/* The vGPU model of a GPU now: a new simulated GPU starts with mdev. */
+static int model_now(const struct cur_gpu *g)
+{
+	if (!g)
+		return CONFIG_VGPU_MODEL_MDEV;
+	return g->vgpu_model;
+}
+
+/* The vGPU model once the steps are done; -1 if unknown. */
+static int model_after(const struct config_gpu *gpu, const struct cur_gpu *g)
+{
+	if (gpu->vgpu_model != CONFIG_VGPU_MODEL_UNSET)
+		return gpu->vgpu_model;
+	return model_now(g);
+}
+
+/* The VFs a GPU has now, 0 for a new one; -1 if unknown. */
+static int vfs_now(const struct cur_gpu *g)
+{
+	return g ? g->num_vfs : 0;
+}
+
+static void vfs_step(struct planner *p, uint32_t gpu, uint32_t old,
+		     uint32_t want)
+{
+	struct step *s = plan_step(p->pl, STEP_VFS, gpu);
+
+	if (!s)
+		return;
+	s->mask = SET_VFS;
+	s->old.vfs = old;
+	s->want.vfs = want;
+}
+
+/*
+ * "vgpu-model": the kernel switches it only while the GPU has no vGPU, no
+ * GI and no VF. The VFs of a GPU leaving the sriov model go first: with
+ * no vGPU kept none of them has a type.
+ */
+static void plan_model(struct planner *p, const struct config_gpu *gpu,
+		       const struct cur_gpu *g, struct kept kept)
+{
+	unsigned int gis = 0, i;
+	struct step *s;
+	int now;
+
+	if (gpu->vgpu_model == CONFIG_VGPU_MODEL_UNSET)
+		return;
+	now = model_now(g);
+	if (now < 0) {
+		conflict(p->pl, p->file, gpu->line,
+			 "the kernel reports no vgpu-model for GPU %u", gpu->id);
+		return;
+	}
+	if ((uint32_t)now == gpu->vgpu_model)
+		return;
+	if (kept.all) {
+		conflict(p->pl, p->file, gpu->line,
+			 "GPU %u: vgpu-model can only change while the GPU has no vGPUs, and it keeps %zu",
+			 gpu->id, kept.all);
+		return;
+	}
+	for (i = 0; g && g->has_mig && i < GPUVIRT_MIG_GIS_MAX; i++)
+		gis += g->mig.layout.gi[i].used;
+	if (gis) {
+		conflict(p->pl, p->file, gpu->line,
+			 "GPU %u: vgpu-model can only change while the GPU has no GPU instances, and it has %u; remove them first (gpuvirtctl mig gi del)",
+			 gpu->id, gis);
+		return;
+	}
+	if (vfs_now(g) < 0) {
+		conflict(p->pl, p->file, gpu->line,
+			 "the kernel reports no VF count for GPU %u", gpu->id);
+		return;
+	}
+	if (vfs_now(g) > 0)
+		vfs_step(p, gpu->id, (uint32_t)vfs_now(g), 0);
+	s = plan_step(p->pl, STEP_MODEL, gpu->id);
+	if (!s)
+		return;
+	s->mask = SET_MODEL;
+	s->old.model = (uint32_t)now;
+	s->want.model = gpu->vgpu_model;
+}
+
+/* The VFs of the GPU once the steps are done; -1 if unknown. */
+static int vfs_after(const struct config_gpu *gpu, const struct cur_gpu *g)
+{
+	if (gpu->has_vfs)
+		return (int)gpu->vfs;
+	if (gpu->vgpu_model != CONFIG_VGPU_MODEL_UNSET &&
+	    (int)gpu->vgpu_model != model_now(g))
+		return 0;	/* a model change starts and ends with none */
+	return vfs_now(g);
+}
+
+/*
+ * "vfs": the count of the GPU's VFs. The PCI core changes a count only
+ * through 0, which ends every VF; so the count changes only while no VF
+ * kept has a vGPU, and the step writes 0 first.
+ */
+static void plan_vfs(struct planner *p, const struct config_gpu *gpu,
+		     const struct cur_gpu *g, struct kept kept)
+{
+	int now;
+
+	if (!gpu->has_vfs)
+		return;
+	if (model_after(gpu, g) != CONFIG_VGPU_MODEL_SRIOV) {
+		conflict(p->pl, p->file, gpu->line,
+			 "GPU %u: \"vfs\" needs the sriov vGPU model, and the GPU has mdev (add vgpu-model: sriov)",
+			 gpu->id);
+		return;
+	}
+	now = gpu->vgpu_model != CONFIG_VGPU_MODEL_UNSET &&
+	      (int)gpu->vgpu_model != model_now(g) ? 0 : vfs_now(g);
+	if (now < 0) {
+		conflict(p->pl, p->file, gpu->line,
+			 "the kernel reports no VF count for GPU %u", gpu->id);
+		return;
+	}
+	if ((uint32_t)now == gpu->vfs)
+		return;
+	if (g && g->max_vfs >= 0 && gpu->vfs > (uint32_t)g->max_vfs) {
+		conflict(p->pl, p->file, gpu->line,
+			 "GPU %u has at most %d VFs, not %u", gpu->id,
+			 g->max_vfs, gpu->vfs);
+		return;
+	}
+	if (now > 0 && kept.vfs) {
+		conflict(p->pl, p->file, gpu->line,
+			 "GPU %u has %d VFs, not %u: the kernel changes the count only through 0, which ends every VF, and %zu of them keep a vGPU",
+			 gpu->id, now, gpu->vfs, kept.vfs);
+		return;
+	}
+	vfs_step(p, gpu->id, (uint32_t)now, gpu->vfs);
+}
+
+/*
+ * Which VF of @g the address @bdf is, from the PF's address and its SR-IOV
+ * capability's offset and stride as the PCI core computes them; -1 if it
+ * is none of the first @max, -2 if that cannot be told.
+ */
+static int vf_index(const struct cur_gpu *g, const char *bdf, int max)
+{
+	unsigned int dom, bus, dev, fn, vdom, vbus, vdev, vfn;
+	unsigned int rid, vrid;
+	int i;
+
+	if (!g || g->vf_offset < 0 || g->vf_stride < 0 ||
+	    sscanf(g->dev, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4 ||
+	    sscanf(bdf, "%x:%x:%x.%x", &vdom, &vbus, &vdev, &vfn) != 4)
+		return -2;
+	if (vdom != dom)
+		return -1;
+	rid = bus << 8 | dev << 3 | fn;
+	vrid = vbus << 8 | vdev << 3 | vfn;
+	for (i = 0; i < max; i++)
+		if (rid + (unsigned int)g->vf_offset +
+		    (unsigned int)i * (unsigned int)g->vf_stride == vrid)
+			return i;
+	return -1;
+}
+
+/*
+ * Is @v listed the way the GPU's model makes vGPUs, and, for a VF that has
+ * no vGPU yet, one the GPU will have? False having reported why not.
+ */
+static bool vgpu_fits_model(struct planner *p, const struct config_gpu *gpu,
+			    const struct cur_gpu *g,
+			    const struct config_vgpu *v)
+{
+	int model = model_after(gpu, g);
+	int vfs, idx;
+
+	if (model == CONFIG_VGPU_MODEL_SRIOV && !v->vf[0]) {
+		conflict(p->pl, p->file, v->line,
+			 "vGPU %s: GPU %u has the sriov vGPU model, whose vGPUs are VFs listed by \"vf\"",
+			 v->uuid, gpu->id);
+		return false;
+	}
+	if (model != CONFIG_VGPU_MODEL_SRIOV && v->vf[0]) {
+		conflict(p->pl, p->file, v->line,
+			 "vGPU on VF %s: GPU %u has the mdev vGPU model (add vgpu-model: sriov)",
+			 v->vf, gpu->id);
+		return false;
+	}
+	if (!v->vf[0] || state_vgpu_vf(p->st, v->vf))
+		return true;
+	vfs = vfs_after(gpu, g);
+	idx = vf_index(g, v->vf, vfs < 0 ? 0 : vfs);
+	if (idx == -1) {
+		conflict(p->pl, p->file, v->line,
+			 "%s is not one of the %d VFs GPU %u (%s) will have%s",
+			 v->vf, vfs, gpu->id, g->dev,
+			 gpu->has_vfs ? "" : " (set \"vfs\")");
+		return false;
+	}
+	return true;
 }
 
 static void plan_sched(struct planner *p, const struct config_gpu *gpu,
@@ -589,7 +822,7 @@ static void plan_vgpu_sets(struct planner *p, const struct config_gpu *gpu)
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < gpu->n_vgpus; i++) {
 			v = &gpu->vgpus[i];
-			cur = state_vgpu(p->st, v->uuid);
+			cur = state_vgpu_of(p->st, v);
 			if (!cur || cur->gpu != gpu->id ||
 			    strcmp(cur->type, v->type))
 				continue;
@@ -600,7 +833,8 @@ static void plan_vgpu_sets(struct planner *p, const struct config_gpu *gpu)
 			s = plan_step(p->pl, STEP_VGPU_SET, gpu->id);
 			if (!s)
 				return;
-			memcpy(s->uuid, v->uuid, sizeof(s->uuid));
+			memcpy(s->uuid, cur->uuid, sizeof(s->uuid));
+			memcpy(s->vf, v->vf, sizeof(s->vf));
 			snprintf(s->type, sizeof(s->type), "%s", v->type);
 			s->mask = mask;
 			vgpu_vals(v, &s->want);
@@ -633,12 +867,20 @@ static void plan_vgpu_adds(struct planner *p, const struct config_gpu *gpu,
 
 	for (i = 0; i < gpu->n_vgpus; i++) {
 		const struct config_vgpu *v = &gpu->vgpus[i];
-		const struct cur_vgpu *cur = state_vgpu(p->st, v->uuid);
+		const struct cur_vgpu *cur = state_vgpu_of(p->st, v);
 
 		if (cur && cur->gpu != gpu->id) {
 			conflict(p->pl, p->file, v->line,
 				 "vGPU %s exists on GPU %u, not on GPU %u",
-				 v->uuid, cur->gpu, gpu->id);
+				 config_vgpu_name(v), cur->gpu, gpu->id);
+			continue;
+		}
+		if (!vgpu_fits_model(p, gpu, g, v))
+			continue;
+		if (cur && v->vf[0] && strcmp(cur->type, v->type)) {
+			conflict(p->pl, p->file, v->line,
+				 "VF %s has a vGPU of type %s, not %s; clear it first (gpuvirtctl vgpu del vf %s)",
+				 v->vf, cur->type, v->type, v->vf);
 			continue;
 		}
 		if (cur && strcmp(cur->type, v->type)) {
@@ -690,6 +932,7 @@ static void plan_vgpu_adds(struct planner *p, const struct config_gpu *gpu,
 		if (!s)
 			return;
 		memcpy(s->uuid, v->uuid, sizeof(s->uuid));
+		memcpy(s->vf, v->vf, sizeof(s->vf));
 		snprintf(s->type, sizeof(s->type), "%s", v->type);
 		s->mask = (v->has_weight ? SET_WEIGHT : 0) |
 			  (v->has_min ? SET_MIN : 0) |
@@ -940,7 +1183,8 @@ void plan_build(const char *file, const struct config *cfg,
 	};
 	struct planner *p = &planner;
 	struct mig_after ma;
-	size_t i, kept;
+	struct kept kept;
+	size_t i;
 
 	plan_sims(p);
 	for (i = 0; i < p->cfg->n_gpus; i++) {
@@ -953,8 +1197,10 @@ void plan_build(const char *file, const struct config *cfg,
 			continue;
 		}
 		kept = plan_prune(p, gpu);
-		plan_mig(p, gpu, g, kept, &ma);
-		plan_mode(p, gpu, g, kept);
+		plan_model(p, gpu, g, kept);
+		plan_mig(p, gpu, g, kept.all, &ma);
+		plan_mode(p, gpu, g, kept.all);
+		plan_vfs(p, gpu, g, kept);
 		plan_sched(p, gpu, g);
 		plan_vgpu_sets(p, gpu);
 		plan_vgpu_adds(p, gpu, g, &ma);

@@ -41,6 +41,11 @@ struct cur_gpu {
 	bool has_sched;
 	uint32_t policy, timeslice_us;
 	int vgpu_mode;		/* enum config_vgpu_mode; -1 if not reported */
+	int vgpu_model;		/* enum config_vgpu_model; -1 if not reported */
+	int num_vfs, max_vfs;	/* -1 if not reported */
+	char dev[PLAN_NAME_LEN];	/* its PCI function: "8000:00:00.0" */
+	/* Read for the GPUs of the file only: where its VFs are (-1: not) */
+	int vf_offset, vf_stride;
 	/* Read for the GPUs of the file only. */
 	bool has_mig;
 	struct mig_gpu mig;
@@ -48,6 +53,7 @@ struct cur_gpu {
 
 struct cur_vgpu {
 	char uuid[UNITS_UUID_LEN];
+	char vf[CONFIG_BDF_LEN];	/* the VF it is made on, or "" */
 	uint32_t gpu;
 	char type[PLAN_NAME_LEN];
 	uint32_t weight, min_pct, max_pct;
@@ -95,6 +101,10 @@ void *plan_append(void *arr_p, size_t *n, size_t size);
 
 struct cur_gpu *state_gpu(const struct state *st, uint32_t id);
 const struct cur_vgpu *state_vgpu(const struct state *st, const char *uuid);
+const struct cur_vgpu *state_vgpu_vf(const struct state *st, const char *vf);
+/* The vGPU that is entry @v of the file, if it exists. */
+const struct cur_vgpu *state_vgpu_of(const struct state *st,
+				     const struct config_vgpu *v);
 const struct cur_type *state_type(const struct state *st, uint32_t gpu,
 				  const char *type);
 void state_free(struct state *st);
@@ -114,6 +124,8 @@ enum step_kind {
 	STEP_PT_DEL,
 	STEP_PT_ADD,
 	STEP_STK,		/* another stack's vGPU: apply_stacks.c */
+	STEP_MODEL,		/* the vGPU model, mdev or sriov */
+	STEP_VFS,		/* the VFs of a GPU in the sriov model */
 	STEP_KINDS
 };
 
@@ -124,12 +136,16 @@ enum step_kind {
 #define SET_MIN		0x08
 #define SET_MAX		0x10
 #define SET_MODE	0x20
+#define SET_MODEL	0x40
+#define SET_VFS		0x80
 #define SET_PARAMS	(SET_WEIGHT | SET_MIN | SET_MAX)
 
 struct vals {
 	uint32_t policy, timeslice_us;
 	uint32_t weight, min_pct, max_pct;
 	uint32_t mode;		/* enum config_vgpu_mode */
+	uint32_t model;		/* enum config_vgpu_model */
+	uint32_t vfs;
 	bool mig;		/* MIG mode */
 };
 
@@ -137,7 +153,8 @@ struct step {
 	enum step_kind kind;
 	uint32_t gpu;
 	const struct config_sim *sim;		/* STEP_SIM_ADD */
-	char uuid[UNITS_UUID_LEN];		/* vGPU steps */
+	char uuid[UNITS_UUID_LEN];		/* vGPU steps; "" for a new VF's */
+	char vf[CONFIG_BDF_LEN];		/* and its VF, or "" */
 	char type[PLAN_NAME_LEN];
 	unsigned int mask;			/* SET_* */
 	struct vals want, old;

@@ -519,7 +519,7 @@ static int scan_mdev_vgpus(const char *root, struct stk_host *h)
 static void parse_creatable(const char *vfdir, struct stk_dev *pf,
 			    struct stk_vf *vf)
 {
-	char path[PATH_MAX], line[256], *p, *end, *name;
+	char path[PATH_MAX], line[256], *name;
 	struct stk_type *t;
 	unsigned long id;
 	unsigned int i;
@@ -531,27 +531,7 @@ static void parse_creatable(const char *vfdir, struct stk_dev *pf,
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		for (p = line; isspace((unsigned char)*p); p++)
-			;
-		if (!isdigit((unsigned char)*p))
-			continue;	/* the header, or a blank line */
-		errno = 0;
-		id = strtoul(p, &end, 10);
-		if (errno || id == 0 || id > 0xffffffffUL ||
-		    (*end && !isspace((unsigned char)*end) && *end != ':'))
-			continue;
-		/* the name: what follows the ':' separator, or the number */
-		for (name = end; isspace((unsigned char)*name); name++)
-			;
-		if (*name == ':')
-			name++;
-		while (isspace((unsigned char)*name))
-			name++;
-		for (p = name + strlen(name);
-		     p > name && isspace((unsigned char)p[-1]); p--)
-			p[-1] = '\0';
-		if (!*name)
+		if (units_parse_type_line(line, &id, &name))
 			continue;
 		if (vf->n_creatable < STK_TYPE_IDS)
 			vf->creatable[vf->n_creatable++] = (unsigned int)id;

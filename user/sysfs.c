@@ -175,8 +175,8 @@ int sysfs_random_uuid(char out[UNITS_UUID_LEN])
 /* The id under which the VF directory @vfdir lists @type, or 0. */
 static unsigned long vf_type_id(const char *vfdir, const char *type)
 {
-	char path[PATH_MAX], line[128], *end, *name;
-	unsigned long found = 0;
+	char path[PATH_MAX], line[128], *name;
+	unsigned long id, found = 0;
 	FILE *f;
 	int n;
 
@@ -187,25 +187,65 @@ static unsigned long vf_type_id(const char *vfdir, const char *type)
 	f = fopen(path, "re");
 	if (!f)
 		return 0;
-	/* "ID    : vGPU Name", then "3     : H200-35C" */
-	while (!found && fgets(line, sizeof(line), f)) {
-		unsigned long id;
-
-		line[strcspn(line, "\n")] = '\0';
-		errno = 0;
-		id = strtoul(line, &end, 10);
-		if (errno || end == line || !id)
-			continue;
-		name = strchr(end, ':');
-		if (!name)
-			continue;
-		for (name++; *name == ' '; name++)
-			;
-		if (!strcmp(name, type))
+	while (!found && fgets(line, sizeof(line), f))
+		if (!units_parse_type_line(line, &id, &name) &&
+		    !strcmp(name, type))
 			found = id;
-	}
 	fclose(f);
 	return found;
+}
+
+/*
+ * Give the free VF whose sysfs directory is @vfdir the type @type, and
+ * read its vGPU's UUID. -EBUSY: it has a type already (or took one
+ * meanwhile); -ENOENT: it cannot take @type now.
+ */
+static int vf_type_set(const char *vfdir, const char *type,
+		       char uuid[UNITS_UUID_LEN])
+{
+	char path[PATH_MAX + 64], cur[16], idbuf[24];
+	unsigned long id;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/gpuvirt/current_vgpu_type", vfdir);
+	err = sysfs_read_line(path, cur, sizeof(cur));
+	if (err)
+		return err;
+	if (strcmp(cur, "0"))
+		return -EBUSY;
+	id = vf_type_id(vfdir, type);
+	if (!id)
+		return -ENOENT;
+	snprintf(idbuf, sizeof(idbuf), "%lu", id);
+	err = sysfs_write(path, idbuf);
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), "%s/gpuvirt/vgpu_uuid", vfdir);
+	return sysfs_read_line(path, uuid, UNITS_UUID_LEN);
+}
+
+int sysfs_vf_type(const char *pf, const char *vf, const char *type,
+		  char uuid[UNITS_UUID_LEN])
+{
+	char vfdir[PATH_MAX], link[PATH_MAX];
+	const char *base;
+	ssize_t l;
+	int n;
+
+	n = snprintf(vfdir, sizeof(vfdir), PCI_DEVICES "/%s", vf);
+	if (n < 0 || (size_t)n >= sizeof(vfdir) - 8)
+		return -ENAMETOOLONG;
+	/* physfn names the PF: a VF of another GPU is no VF of this one */
+	strcat(vfdir, "/physfn");
+	l = readlink(vfdir, link, sizeof(link) - 1);
+	if (l < 0)
+		return errno == ENOENT ? -ENODEV : -errno;
+	link[l] = '\0';
+	base = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	if (strcmp(base, pf))
+		return -EXDEV;
+	vfdir[n] = '\0';
+	return vf_type_set(vfdir, type, uuid);
 }
 
 static int vf_cmp(const void *a, const void *b)
@@ -216,11 +256,9 @@ static int vf_cmp(const void *a, const void *b)
 int sysfs_vf_take(const char *pf, const char *type, char *vf, size_t len,
 		  char uuid[UNITS_UUID_LEN])
 {
-	char dir[PATH_MAX], vfdir[PATH_MAX + 32], path[PATH_MAX + 64];
-	char cur[16], link[PATH_MAX], idbuf[24];
-	int idx[256], nidx = 0, i, n, err = -ENOENT;
+	char dir[PATH_MAX], vfdir[PATH_MAX + 32], link[PATH_MAX];
+	int idx[256], nidx = 0, i, n;
 	const struct dirent *de;
-	unsigned long id;
 	ssize_t l;
 	DIR *d;
 
@@ -237,22 +275,12 @@ int sysfs_vf_take(const char *pf, const char *type, char *vf, size_t len,
 	qsort(idx, nidx, sizeof(idx[0]), vf_cmp);
 
 	for (i = 0; i < nidx; i++) {
+		int err;
+
 		snprintf(vfdir, sizeof(vfdir), "%s/virtfn%d", dir, idx[i]);
-		snprintf(path, sizeof(path), "%s/gpuvirt/current_vgpu_type",
-			 vfdir);
-		if (sysfs_read_line(path, cur, sizeof(cur)) || strcmp(cur, "0"))
-			continue;
-		id = vf_type_id(vfdir, type);
-		if (!id)
-			continue;
-		snprintf(idbuf, sizeof(idbuf), "%lu", id);
-		err = sysfs_write(path, idbuf);
-		if (err == -EBUSY)
-			continue;	/* taken meanwhile */
-		if (err)
-			return err;
-		snprintf(path, sizeof(path), "%s/gpuvirt/vgpu_uuid", vfdir);
-		err = sysfs_read_line(path, uuid, UNITS_UUID_LEN);
+		err = vf_type_set(vfdir, type, uuid);
+		if (err == -EBUSY || err == -ENOENT)
+			continue;	/* typed, or taken meanwhile */
 		if (err)
 			return err;
 		l = readlink(vfdir, link, sizeof(link) - 1);
@@ -263,7 +291,7 @@ int sysfs_vf_take(const char *pf, const char *type, char *vf, size_t len,
 			 strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
 		return 0;
 	}
-	return err == -EBUSY ? -ENOENT : err;
+	return -ENOENT;
 }
 
 int sysfs_vf_release(const char *vf)

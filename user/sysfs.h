@@ -47,6 +47,14 @@ int sysfs_mdev_remove(const char *uuid);
 int sysfs_vf_take(const char *pf, const char *type, char *vf, size_t len,
 		  char uuid[UNITS_UUID_LEN]);
 
+/*
+ * Give the VF @vf of the PF @pf (PCI addresses) the type @type and store
+ * its vGPU's UUID in @uuid. -EXDEV: @vf is a VF of another PF; -ENODEV: no
+ * VF @vf; -EBUSY: it has a type; -ENOENT: it cannot take @type now.
+ */
+int sysfs_vf_type(const char *pf, const char *vf, const char *type,
+		  char uuid[UNITS_UUID_LEN]);
+
 /* Clear the type of the VF @vf (a PCI address), removing its vGPU. */
 int sysfs_vf_release(const char *vf);
 

@@ -2,8 +2,11 @@
 /*
  * Numbers, sizes, durations and UUIDs, see units.h.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/size.h"
@@ -152,4 +155,34 @@ void units_format_uuid4(const uint8_t bytes[16], char out[UNITS_UUID_LEN])
 		 "%02x%02x%02x%02x%02x%02x",
 		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9],
 		 b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+int units_parse_type_line(char *line, unsigned long *id, char **name)
+{
+	char *p, *end, *n;
+	unsigned long val;
+
+	for (p = line; isspace((unsigned char)*p); p++)
+		;
+	if (!isdigit((unsigned char)*p))
+		return -1;	/* the header, or a blank line */
+	errno = 0;
+	val = strtoul(p, &end, 10);
+	if (errno || !val || val > 0xffffffffUL ||
+	    (*end && !isspace((unsigned char)*end) && *end != ':'))
+		return -1;
+	/* the name: what follows the ':' separator, or the number */
+	for (n = end; isspace((unsigned char)*n); n++)
+		;
+	if (*n == ':')
+		n++;
+	while (isspace((unsigned char)*n))
+		n++;
+	for (p = n + strlen(n); p > n && isspace((unsigned char)p[-1]); p--)
+		p[-1] = '\0';
+	if (!*n)
+		return -1;
+	*id = val;
+	*name = n;
+	return 0;
 }

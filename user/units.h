@@ -53,4 +53,14 @@ int units_parse_uuid(const char *s, char out[UNITS_UUID_LEN]);
  */
 void units_format_uuid4(const uint8_t bytes[16], char out[UNITS_UUID_LEN]);
 
+/*
+ * One line of a VF's creatable_vgpu_types, as NVIDIA's vGPU driver and
+ * gpuvirt's SR-IOV GPUs both write it: "ID : vGPU Name" under a header,
+ * "3     : H200-35C". On a line that lists a type, store its id (1 or more)
+ * in @id, point @name at the name within @line (cut of the newline and
+ * trailing blanks) and return 0; return -1 for the header, a blank line or
+ * anything else.
+ */
+int units_parse_type_line(char *line, unsigned long *id, char **name);
+
 #endif /* GPUVIRTCTL_UNITS_H */

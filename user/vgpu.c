@@ -4,7 +4,7 @@
  *
  *	gpuvirtctl vgpu show [ uuid UUID | vf BDF | gpu ID | dev NAME ]
  *			     [ stack STACK ]
- *	gpuvirtctl vgpu add gpu ID type NAME [ gi GI ] [ uuid UUID ]
+ *	gpuvirtctl vgpu add gpu ID type NAME [ gi GI ] [ uuid UUID | vf BDF ]
  *			    [ weight W ] [ min PCT ] [ max PCT ]
  *	gpuvirtctl vgpu add dev NAME type NAME [ uuid UUID | vf BDF ]
  *	gpuvirtctl vgpu set uuid UUID [ weight W ] [ min PCT ] [ max PCT ]
@@ -20,8 +20,12 @@
  * kernel can answer with a message, goes through netlink. "add" is all or
  * nothing: a vGPU whose parameters the kernel refuses is removed again.
  * In MIG mode "gi" picks the GPU instance whose MIG-backed type it is.
+ * A GPU in the sriov vGPU model makes a vGPU by giving a VF a type, as
+ * NVIDIA's SR-IOV GPUs do: "vf BDF" names the VF, or the first free one
+ * that can take the type is used; "del vf BDF" clears a VF's type.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -508,8 +512,8 @@ static const struct arg_spec vgpu_add_args[] = {
 	[VGPU_ADD_VF] = {
 		.keyword = "vf", .type = ARG_STRING, .meta = "BDF",
 		.offset = offsetof(struct vgpu_add_opts, vf),
-		.max_len = 15, .needs = ARG_BIT(VGPU_ADD_DEV),
-		.excludes = ARG_BIT(VGPU_ADD_UUID),
+		.max_len = 15,
+		.excludes = ARG_BIT(VGPU_ADD_UUID) | ARG_BIT(VGPU_ADD_GI),
 	},
 	{ .keyword = NULL }
 };
@@ -671,10 +675,27 @@ const char *vgpu_create_hint(int err)
 	}
 }
 
+const char *vf_type_hint(int err)
+{
+	switch (err) {
+	case -EXDEV:
+		return "it is a VF of another GPU";
+	case -ENODEV:
+		return "there is no such VF (does the GPU have enough \"vfs\"?)";
+	case -EBUSY:
+		return "it has a type already";
+	case -ENOENT:
+		return "its gpuvirt/creatable_vgpu_types does not list the type now (the GPU has no room left for it)";
+	default:
+		return vgpu_create_hint(err);
+	}
+}
+
 /*
- * vgpu add on a GPU in the sriov vGPU model: give a free VF the type. The
- * VFs are tried in order; one taken meanwhile by another writer refuses
- * (EBUSY) and the next is tried. The kernel chooses the UUID.
+ * vgpu add on a GPU in the sriov vGPU model: give the VF asked for, or a
+ * free one, the type. The VFs are tried in order; one taken meanwhile by
+ * another writer refuses (EBUSY) and the next is tried. The kernel
+ * chooses the UUID.
  */
 static int vgpu_add_vf(struct ctx *ctx, const struct vgpu_add_opts *opts,
 		       uint64_t given, const struct vgpu_params *p)
@@ -690,6 +711,22 @@ static int vgpu_add_vf(struct ctx *ctx, const struct vgpu_add_opts *opts,
 	ret = gpu_mdev_parent(ctx, opts->gpu, -1, dev, sizeof(dev));
 	if (ret)
 		return ret;
+	if (given & ARG_BIT(VGPU_ADD_VF)) {
+		char err_buf[128];
+
+		if (pt_bdf_parse(opts->vf, vf, err_buf, sizeof(err_buf))) {
+			err_print("\"vf\": %s", err_buf);
+			return EXIT_USAGE;
+		}
+		err = sysfs_vf_type(dev, vf, opts->type, uuid);
+		if (err) {
+			err_print("cannot give VF %s of GPU %u (%s) the type %s: %s",
+				  vf, opts->gpu, dev, opts->type,
+				  vf_type_hint(err));
+			return EXIT_RUNTIME;
+		}
+		goto typed;
+	}
 	err = sysfs_vf_take(dev, opts->type, vf, sizeof(vf), uuid);
 	if (err == -ENOENT) {
 		err_print("GPU %u (%s) has no free VF that can take a vGPU of type %s: see its VFs' gpuvirt/creatable_vgpu_types, or enable more through sriov_numvfs",
@@ -701,6 +738,7 @@ static int vgpu_add_vf(struct ctx *ctx, const struct vgpu_add_opts *opts,
 		return EXIT_RUNTIME;
 	}
 
+typed:
 	if ((p->weight_set || p->min_set || p->max_set) &&
 	    vgpu_params_set(ctx, uuid, p)) {
 		nl_perror(ctx->nl, &vgpu_names);
@@ -761,6 +799,11 @@ static int vgpu_add(struct ctx *ctx, const void *o, uint64_t given)
 		return ret;
 	if (gpu_sriov(ctx, opts->gpu) > 0)
 		return vgpu_add_vf(ctx, opts, given, &p);
+	if (given & ARG_BIT(VGPU_ADD_VF)) {
+		err_print("\"vf\": GPU %u has the mdev vGPU model, whose vGPUs are no VFs (gpuvirtctl gpu set id %u vgpu-model sriov)",
+			  opts->gpu, opts->gpu);
+		return EXIT_USAGE;
+	}
 
 	err = sysfs_mdev_type_dir(gpu, opts->type, dir, sizeof(dir));
 	if (err == -ENOENT) {
@@ -923,6 +966,39 @@ out:
 	return ret;
 }
 
+/*
+ * A VF of one of gpuvirt's GPUs, which has gpuvirt/current_vgpu_type: -1
+ * if @arg is none, else an exit status having cleared its type or said
+ * why not.
+ */
+static int vgpu_del_our_vf(struct ctx *ctx, const char *arg)
+{
+	char vf[PT_BDF_LEN], path[PATH_MAX], cur[16], err_buf[128];
+	int err;
+
+	if (ctx->sysfs_root || pt_bdf_parse(arg, vf, err_buf, sizeof(err_buf)))
+		return -1;
+	snprintf(path, sizeof(path),
+		 "/sys/bus/pci/devices/%s/gpuvirt/current_vgpu_type", vf);
+	if (sysfs_read_line(path, cur, sizeof(cur)))
+		return -1;
+	if (!strcmp(cur, "0")) {
+		err_print("no vGPU on VF %s: its current_vgpu_type is 0", vf);
+		return EXIT_RUNTIME;
+	}
+	err = sysfs_vf_release(vf);
+	if (err == -EBUSY) {
+		err_print("cannot clear the type of VF %s: it is open; it keeps its type until its user closes it",
+			  vf);
+		return EXIT_RUNTIME;
+	} else if (err) {
+		err_print("cannot clear the type of VF %s: %s", vf,
+			  strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
 /* The VF address of a vGPU made on one, or "" for an mdev vGPU. */
 static int vgpu_vf_cb(const struct nlmsghdr *nlh, void *data)
 {
@@ -944,8 +1020,10 @@ static int vgpu_del(struct ctx *ctx, const void *o, uint64_t given)
 	char vf[64] = "";
 	int ret, err;
 
-	if (given & ARG_BIT(VGPU_DEL_VF))
-		return vgpu_del_other(ctx, opts->vf, true);
+	if (given & ARG_BIT(VGPU_DEL_VF)) {
+		ret = vgpu_del_our_vf(ctx, opts->vf);
+		return ret >= 0 ? ret : vgpu_del_other(ctx, opts->vf, true);
+	}
 	if (!(given & ARG_BIT(VGPU_DEL_UUID))) {
 		err_print("missing argument \"uuid\" (or \"vf\" for an nvidia-vf vGPU)");
 		fprintf(stderr, "Try \"gpuvirtctl vgpu help\".\n");

@@ -57,13 +57,13 @@ BAD(unknown_top, "gpus: []\nmig-layout:\n  - gpu: 0\n",
 BAD(unknown_top_pt, "passthrough: []\npci-passthrough: []\n",
     "t.yaml:2:1: unknown key \"pci-passthrough\" in the file (expected simulated-gpus, gpus, passthrough)");
 BAD(unknown_gpu, "gpus:\n  - id: 0\n    numa: 1\n",
-    "t.yaml:3:5: unknown key \"numa\" in a GPU (expected id, vgpu-mode, sched, vgpus, mig)");
+    "t.yaml:3:5: unknown key \"numa\" in a GPU (expected id, vgpu-mode, vgpu-model, vfs, sched, vgpus, mig)");
 BAD(unknown_mig, "gpus:\n  - id: 0\n    mig:\n      enabled: true\n",
     "t.yaml:4:7: unknown key \"enabled\" in \"mig\" (expected mode, instances)");
 BAD(unknown_sched, "gpus:\n  - id: 0\n    sched:\n      quantum: 5\n",
     "t.yaml:4:7: unknown key \"quantum\" in \"sched\" (expected policy, timeslice-us)");
 BAD(unknown_vgpu, ONE_VGPU("        type: H200-35C\n        wieght: 5\n"),
-    "t.yaml:6:9: unknown key \"wieght\" in a vGPU (expected uuid, type, weight, min-pct, max-pct, gi)");
+    "t.yaml:6:9: unknown key \"wieght\" in a vGPU (expected uuid, vf, type, weight, min-pct, max-pct, gi)");
 BAD(unknown_sim, "simulated-gpus:\n  - id: 0\n    model: h200-141gb\n    numa: 1\n",
     "t.yaml:4:5: unknown key \"numa\" in a simulated GPU (expected id, model, vram, engines)");
 BAD(key_case, "GPUS: []\n",
@@ -187,7 +187,30 @@ BAD(gpu_no_id, "gpus:\n  - vgpu-mode: mixed\n",
 BAD(vgpu_no_type, ONE_VGPU("        weight: 3\n"),
     "t.yaml:4:9: a vGPU needs \"type\"");
 BAD(vgpu_no_uuid, "gpus:\n  - id: 0\n    vgpus:\n      - type: H200-35C\n",
-    "t.yaml:4:9: a vGPU needs \"uuid\"");
+    "t.yaml:4:9: a vGPU needs \"uuid\" (an mdev vGPU) or \"vf\" (a VF vGPU, sriov model)");
+/* The sriov vGPU model: VF vGPUs, by address. */
+#define SRIOV(G, V)							\
+	"gpus:\n  - id: 0\n" G "    vgpus:\n      - type: H200-35C\n" V
+BAD(vgpu_uuid_and_vf, SRIOV("", "        uuid: " U1 "\n        vf: 8000:00:00.1\n"),
+    "t.yaml:4:9: a vGPU takes \"uuid\" (an mdev vGPU) or \"vf\" (a VF vGPU, sriov model), not both");
+BAD(vf_bad_address, SRIOV("", "        vf: 8000:00:20.1\n"),
+    "t.yaml:5:13: \"vf\" expects a PCI address DDDD:BB:DD.F (as 0000:01:00.0; device 00 to 1f, function 0 to 7), got \"8000:00:20.1\"");
+BAD(vf_gi, SRIOV("    vgpu-model: sriov\n", "        vf: 8000:00:00.1\n        gi: 0\n"),
+    "t.yaml:7:13: \"gi\" is not for a VF vGPU: the kernel places it on the lowest GI of its type's profile with room");
+BAD(vf_twice, "gpus:\n  - id: 0\n    vgpu-model: sriov\n    vgpus:\n"
+    "      - {vf: 8000:00:00.1, type: H200-35C}\n"
+    "      - {vf: \"8000:00:00.1\", type: H200-35C}\n",
+    "t.yaml:6:9: vGPU 8000:00:00.1 is listed twice (first on line 5)");
+BAD(sriov_by_uuid, SRIOV("    vgpu-model: sriov\n", "        uuid: " U1 "\n"),
+    "t.yaml:5:9: GPU 0 has the sriov vGPU model: its vGPUs are VFs, listed by \"vf\" (the kernel gives each its UUID)");
+BAD(mdev_by_vf, SRIOV("    vgpu-model: mdev\n", "        vf: 8000:00:00.1\n"),
+    "t.yaml:5:9: GPU 0 has the mdev vGPU model: its vGPUs are mdev devices, listed by \"uuid\" (\"vf\" needs vgpu-model: sriov)");
+BAD(model_unknown, "gpus:\n  - {id: 0, vgpu-model: vf}\n",
+    "t.yaml:2:25: \"vgpu-model\" expects one of mdev, sriov, got \"vf\"");
+BAD(vfs_mdev, "gpus:\n  - {id: 0, vgpu-model: mdev, vfs: 2}\n",
+    "t.yaml:2:36: \"vfs\" needs vgpu-model: sriov (the kernel refuses VFs to a GPU whose vGPUs are mdev devices)");
+BAD(vfs_range, "gpus:\n  - {id: 0, vgpu-model: sriov, vfs: 65536}\n",
+    "t.yaml:2:37: \"vfs\" expects a number from 0 to 65535, got \"65536\"");
 /* Another stack's devices ("device" instead of "id"). */
 BAD(dev_and_id, "gpus:\n  - id: 0\n    device: mtty\n",
     "t.yaml:2:5: a GPU is named by \"id\" (gpuvirt) or by \"device\" (another stack), not both");
@@ -268,7 +291,7 @@ BAD(syntax_tab, "gpus:\n\t- id: 0\n",
 BAD(tag_custom, "gpus:\n  - !gpu {id: 0}\n",
     "t.yaml:2:5: unsupported tag \"!gpu\"");
 BAD(json_unknown, "{\"gpus\": [{\"id\": 0, \"mag\": {}}]}",
-    "t.yaml:1:21: unknown key \"mag\" in a GPU (expected id, vgpu-mode, sched, vgpus, mig)");
+    "t.yaml:1:21: unknown key \"mag\" in a GPU (expected id, vgpu-mode, vgpu-model, vfs, sched, vgpus, mig)");
 
 /* The mig section: the form of the profiles, counts, mode, GIs. */
 #define MIG(M) "gpus:\n  - id: 0\n    mig:\n" M
@@ -679,6 +702,53 @@ TEST(devices)
 	EXPECT_STREQ("7d2f0001-0000-4000-8000-000000000001", d->vgpus[0].uuid);
 	EXPECT_STREQ("weight", d->vgpus[0].ours_only);
 	EXPECT_EQ(12U, d->vgpus[0].line);
+	config_free(&cfg);
+}
+
+/* The sriov vGPU model: its keys, and VF vGPUs beside mdev ones. */
+TEST(sriov)
+{
+	static const char text[] =
+		"gpus:\n"
+		"  - id: 0\n"
+		"    vgpu-model: sriov\n"
+		"    vfs: 4\n"
+		"    vgpus:\n"
+		"      - {vf: \"8000:00:00.1\", type: H200-35C, weight: 200}\n"
+		"      - {vf: 8000:00:00.2, type: H200-35C, min-pct: 20}\n"
+		"  - id: 1\n"
+		"    vgpu-model: mdev\n"
+		"    vgpus:\n"
+		"      - {uuid: " U1 ", type: H200-35C}\n"
+		"  - id: 2\n"
+		"    vgpus:\n"
+		"      - {vf: 8002:00:00.1, type: H200-35C}\n";
+	const struct config_gpu *g;
+	struct config cfg;
+	char err[512];
+
+	ASSERT_EQ(0, parse(text, &cfg, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(3U, cfg.n_gpus);
+	g = &cfg.gpus[0];
+	EXPECT_EQ((unsigned int)CONFIG_VGPU_MODEL_SRIOV, (unsigned int)g->vgpu_model);
+	EXPECT_TRUE(g->has_vfs);
+	EXPECT_EQ(4U, g->vfs);
+	ASSERT_EQ(2U, g->n_vgpus);
+	EXPECT_STREQ("8000:00:00.1", g->vgpus[0].vf);
+	EXPECT_STREQ("", g->vgpus[0].uuid);
+	EXPECT_STREQ("8000:00:00.1", config_vgpu_name(&g->vgpus[0]));
+	EXPECT_EQ(200U, g->vgpus[0].weight);
+	EXPECT_EQ(&g->vgpus[1], config_find_vf(g, "8000:00:00.2"));
+	EXPECT_EQ(NULL, config_find_vf(g, "8000:00:00.3"));
+	g = &cfg.gpus[1];
+	EXPECT_EQ((unsigned int)CONFIG_VGPU_MODEL_MDEV, (unsigned int)g->vgpu_model);
+	EXPECT_FALSE(g->has_vfs);
+	EXPECT_STREQ(U1, config_vgpu_name(&g->vgpus[0]));
+	EXPECT_EQ(NULL, config_find_vf(g, ""));
+	/* no model given: the GPU's own decides, at plan time */
+	g = &cfg.gpus[2];
+	EXPECT_EQ((unsigned int)CONFIG_VGPU_MODEL_UNSET, (unsigned int)g->vgpu_model);
+	EXPECT_STREQ("8002:00:00.1", g->vgpus[0].vf);
 	config_free(&cfg);
 }
 

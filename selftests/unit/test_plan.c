@@ -87,6 +87,13 @@ static struct cur_gpu *add_gpu(struct state *st, uint32_t id,
 	g->policy = GPUVIRT_SCHED_POLICY_BEST_EFFORT;
 	g->timeslice_us = 1000;
 	g->vgpu_mode = CONFIG_VGPU_MODE_HOMOGENEOUS;
+	/* the simulated GPU's PCI function: VFs from function 1 on */
+	g->vgpu_model = CONFIG_VGPU_MODEL_MDEV;
+	g->num_vfs = 0;
+	g->max_vfs = 16;
+	snprintf(g->dev, sizeof(g->dev), "%04x:00:00.0", 0x8000 + id);
+	g->vf_offset = 1;
+	g->vf_stride = 1;
 	g->has_mig = true;
 	g->mig.id = id;
 	snprintf(g->mig.model, sizeof(g->mig.model), "%s", model);
@@ -142,6 +149,7 @@ static const char *const kind_names[STEP_KINDS] = {
 	[STEP_MODE] = "mode~", [STEP_SCHED] = "sched~",
 	[STEP_VGPU_SET] = "vgpu~", [STEP_VGPU_ADD] = "vgpu+",
 	[STEP_PT_DEL] = "pt-", [STEP_PT_ADD] = "pt+", [STEP_STK] = "stk",
+	[STEP_MODEL] = "model~", [STEP_VFS] = "vfs~",
 };
 
 /* The plan as "kind subject" words, one per step, for one comparison. */
@@ -160,7 +168,11 @@ static const char *steps_str(const struct plan *pl)
 		case STEP_VGPU_DEL:
 		case STEP_VGPU_SET:
 		case STEP_VGPU_ADD:
-			subj = s->uuid + strlen(s->uuid) - 2;	/* "01" */
+			if (s->vf[0])	/* "vf0.1" */
+				snprintf(num, sizeof(num), "vf%s",
+					 s->vf + strlen(s->vf) - 3);
+			subj = s->vf[0] ? num :
+			       s->uuid + strlen(s->uuid) - 2;	/* "01" */
 			break;
 		case STEP_GI_DEL:
 		case STEP_GI_ADD:
@@ -479,6 +491,173 @@ TEST_F(plan, mig_refusals)
 		      "t.yaml:10: cannot read the MIG state of GPU 3");
 	/* The steps that do not depend on what was refused are still shown. */
 	STEPS_ARE("mig~ 0, vgpu+ 03");
+}
+
+/* The sriov vGPU model ------------------------------------------------------ */
+
+/* A vGPU on VF @vf of GPU @gpu, typed @type, with the kernel's UUID @uuid. */
+static struct cur_vgpu *add_vf_vgpu(struct state *st, const char *uuid,
+				    uint32_t gpu, const char *type,
+				    const char *vf)
+{
+	struct cur_vgpu *v = add_vgpu(st, uuid, gpu, type);
+
+	if (v)
+		snprintf(v->vf, sizeof(v->vf), "%s", vf);
+	return v;
+}
+
+/* A new GPU: the model, then its VFs, then the vGPUs on them. */
+TEST_F(plan, sriov_new_gpu)
+{
+	const struct step *s;
+
+	PARSE("simulated-gpus:\n"
+	      "  - {id: 0, model: h200-141gb}\n"
+	      "gpus:\n"
+	      "  - id: 0\n"
+	      "    vgpu-model: sriov\n"
+	      "    vfs: 4\n"
+	      "    vgpus:\n"
+	      "      - {vf: 8000:00:00.1, type: H200-35C, weight: 300}\n"
+	      "      - {vf: 8000:00:00.3, type: H200-35C}\n");
+	PLAN(false);
+	CONFLICTS_ARE("");
+	STEPS_ARE("sim+ 0, model~ 0, vfs~ 0, vgpu+ vf0.1, vgpu+ vf0.3");
+	s = &self->pl.steps[1];
+	EXPECT_EQ((unsigned int)SET_MODEL, s->mask);
+	EXPECT_EQ((unsigned int)CONFIG_VGPU_MODEL_MDEV, s->old.model);
+	EXPECT_EQ((unsigned int)CONFIG_VGPU_MODEL_SRIOV, s->want.model);
+	s = &self->pl.steps[2];
+	EXPECT_EQ((unsigned int)SET_VFS, s->mask);
+	EXPECT_EQ(0U, s->old.vfs);
+	EXPECT_EQ(4U, s->want.vfs);
+	s = &self->pl.steps[3];
+	EXPECT_STREQ("8000:00:00.1", s->vf);
+	EXPECT_STREQ("", s->uuid);	/* the kernel's choice */
+	EXPECT_STREQ("H200-35C", s->type);
+	EXPECT_EQ((unsigned int)SET_WEIGHT, s->mask);
+	EXPECT_EQ(300U, s->want.weight);
+}
+
+/* An existing GPU: what is in place stays; settings go by the kernel's UUID. */
+TEST_F(plan, sriov_existing)
+{
+	struct cur_gpu *g;
+	struct cur_vgpu *v;
+
+	PARSE("gpus:\n"
+	      "  - id: 1\n"
+	      "    vgpu-model: sriov\n"
+	      "    vfs: 2\n"
+	      "    vgpus:\n"
+	      "      - {vf: 8001:00:00.1, type: H200-35C, weight: 300}\n"
+	      "      - {vf: 8001:00:00.2, type: H200-35C}\n");
+	g = add_gpu(&self->st, 1, "h200-141gb");
+	ASSERT_NE(NULL, g);
+	g->vgpu_model = CONFIG_VGPU_MODEL_SRIOV;
+	g->num_vfs = 2;
+	v = add_vf_vgpu(&self->st, U9, 1, "H200-35C", "8001:00:00.1");
+	ASSERT_NE(NULL, v);
+	ASSERT_EQ(0, add_type(&self->st, 1, "H200-35C", 0));
+	PLAN(false);
+	CONFLICTS_ARE("");
+	STEPS_ARE("vgpu~ vf0.1, vgpu+ vf0.2");
+	EXPECT_STREQ("8001:00:00.1", self->pl.steps[0].vf);
+	EXPECT_STREQ(U9, self->pl.steps[0].uuid);	/* set by its UUID */
+	EXPECT_EQ(100U, self->pl.steps[0].old.weight);
+	EXPECT_EQ(300U, self->pl.steps[0].want.weight);
+	plan_free(&self->pl);
+
+	/* as the file says: nothing to do */
+	v->weight = 300;
+	ASSERT_NE(NULL, add_vf_vgpu(&self->st, U2, 1, "H200-35C",
+				    "8001:00:00.2"));
+	PLAN(false);
+	CONFLICTS_ARE("");
+	STEPS_ARE("");
+}
+
+/* --prune: an unlisted VF vGPU goes by its VF; leaving the model, VFs first. */
+TEST_F(plan, sriov_prune_and_leave)
+{
+	struct cur_gpu *g;
+
+	PARSE("gpus:\n"
+	      "  - {id: 0, vgpu-model: mdev}\n");
+	g = add_gpu(&self->st, 0, "h200-141gb");
+	ASSERT_NE(NULL, g);
+	g->vgpu_model = CONFIG_VGPU_MODEL_SRIOV;
+	g->num_vfs = 3;
+	ASSERT_NE(NULL, add_vf_vgpu(&self->st, U1, 0, "H200-35C",
+				    "8000:00:00.2"));
+	PLAN(false);
+	CONFLICTS_ARE("t.yaml:2: GPU 0: vgpu-model can only change while the GPU has no vGPUs, and it keeps 1");
+	STEPS_ARE("");
+	plan_free(&self->pl);
+
+	PLAN(true);
+	CONFLICTS_ARE("");
+	STEPS_ARE("vgpu- vf0.2, vfs~ 0, model~ 0");
+	EXPECT_STREQ(U1, self->pl.steps[0].uuid);
+	EXPECT_STREQ("H200-35C", self->pl.steps[0].type);
+	EXPECT_EQ(3U, self->pl.steps[1].old.vfs);
+	EXPECT_EQ(0U, self->pl.steps[1].want.vfs);
+	EXPECT_EQ((unsigned int)CONFIG_VGPU_MODEL_MDEV,
+		  self->pl.steps[2].want.model);
+}
+
+/* What the sriov model refuses, word for word. */
+TEST_F(plan, sriov_refusals)
+{
+	struct cur_gpu *g;
+
+	PARSE("gpus:\n"
+	      "  - id: 0\n"
+	      "    vgpus:\n"
+	      "      - {uuid: " U1 ", type: H200-35C}\n"
+	      "      - {vf: 8000:00:00.5, type: H200-35C}\n"
+	      "      - {vf: 8002:00:00.1, type: H200-35C}\n"
+	      "      - {vf: 8000:00:00.1, type: H200-70C}\n"
+	      "  - id: 1\n"
+	      "    vgpus:\n"
+	      "      - {vf: 8001:00:00.1, type: H200-35C}\n"
+	      "  - {id: 2, vgpu-model: sriov, vfs: 17}\n"
+	      "  - {id: 3, vgpu-model: sriov, vfs: 2}\n"
+	      "  - {id: 4, vgpu-model: sriov}\n"
+	      "  - {id: 5, vfs: 2}\n");
+	g = add_gpu(&self->st, 0, "h200-141gb");
+	ASSERT_NE(NULL, g);
+	g->vgpu_model = CONFIG_VGPU_MODEL_SRIOV;
+	g->num_vfs = 4;
+	ASSERT_NE(NULL, add_vf_vgpu(&self->st, U9, 0, "H200-35C",
+				    "8000:00:00.1"));
+	ASSERT_EQ(0, add_type(&self->st, 0, "H200-35C", 0));
+	ASSERT_NE(NULL, add_gpu(&self->st, 1, "h200-141gb"));
+	g = add_gpu(&self->st, 2, "h200-141gb");
+	ASSERT_NE(NULL, g);
+	g->vgpu_model = CONFIG_VGPU_MODEL_SRIOV;
+	g = add_gpu(&self->st, 3, "h200-141gb");
+	ASSERT_NE(NULL, g);
+	g->vgpu_model = CONFIG_VGPU_MODEL_SRIOV;
+	g->num_vfs = 4;
+	ASSERT_NE(NULL, add_vf_vgpu(&self->st, U3, 3, "H200-35C",
+				    "8003:00:00.4"));
+	g = add_gpu(&self->st, 4, "h200-141gb");
+	ASSERT_NE(NULL, g);
+	ASSERT_EQ(0, add_gi(g, "7g.141gb", -1));
+	ASSERT_NE(NULL, add_gpu(&self->st, 5, "h200-141gb"));
+	PLAN(false);
+	CONFLICTS_ARE("t.yaml:4: vGPU " U1 ": GPU 0 has the sriov vGPU model, whose vGPUs are VFs listed by \"vf\""
+		      " | t.yaml:5: 8000:00:00.5 is not one of the 4 VFs GPU 0 (8000:00:00.0) will have (set \"vfs\")"
+		      " | t.yaml:6: 8002:00:00.1 is not one of the 4 VFs GPU 0 (8000:00:00.0) will have (set \"vfs\")"
+		      " | t.yaml:7: VF 8000:00:00.1 has a vGPU of type H200-35C, not H200-70C; clear it first (gpuvirtctl vgpu del vf 8000:00:00.1)"
+		      " | t.yaml:10: vGPU on VF 8001:00:00.1: GPU 1 has the mdev vGPU model (add vgpu-model: sriov)"
+		      " | t.yaml:11: GPU 2 has at most 16 VFs, not 17"
+		      " | t.yaml:12: GPU 3 has 4 VFs, not 2: the kernel changes the count only through 0, which ends every VF, and 1 of them keep a vGPU"
+		      " | t.yaml:13: GPU 4: vgpu-model can only change while the GPU has no GPU instances, and it has 1; remove them first (gpuvirtctl mig gi del)"
+		      " | t.yaml:14: GPU 5: \"vfs\" needs the sriov vGPU model, and the GPU has mdev (add vgpu-model: sriov)");
+	STEPS_ARE("");
 }
 
 /* Passthrough ------------------------------------------------------------------ */

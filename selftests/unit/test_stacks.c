@@ -803,4 +803,34 @@ TEST_F(host, apply_prune_spares_what_is_in_use)
 	FILE_IS(VF("00.7"), "1065\n");
 }
 
+/*
+ * One line of creatable_vgpu_types, shared by the nvidia-vf stack and our
+ * own SR-IOV GPUs: NVIDIA's padding, ours, and what is no type line.
+ */
+TEST(type_line)
+{
+	char a[] = "558   : NVIDIA H100-4C  \n", b[] = "3     : H200-35C",
+	     c[] = "ID    : vGPU Name\n", d[] = "\n", e[] = "0 : H200-1C",
+	     f[] = "12x : H200-2C", g[] = "7 :   \n", h[] = "  9:A100-4C";
+	unsigned long id = 77;
+	char *name = NULL;
+
+	ASSERT_EQ(0, units_parse_type_line(a, &id, &name));
+	EXPECT_EQ(558UL, id);
+	EXPECT_STREQ("NVIDIA H100-4C", name);
+	ASSERT_EQ(0, units_parse_type_line(b, &id, &name));
+	EXPECT_EQ(3UL, id);
+	EXPECT_STREQ("H200-35C", name);
+	ASSERT_EQ(0, units_parse_type_line(h, &id, &name));
+	EXPECT_EQ(9UL, id);
+	EXPECT_STREQ("A100-4C", name);
+	id = 77;
+	EXPECT_EQ(-1, units_parse_type_line(c, &id, &name));	/* header */
+	EXPECT_EQ(-1, units_parse_type_line(d, &id, &name));
+	EXPECT_EQ(-1, units_parse_type_line(e, &id, &name));	/* id 0 */
+	EXPECT_EQ(-1, units_parse_type_line(f, &id, &name));
+	EXPECT_EQ(-1, units_parse_type_line(g, &id, &name));	/* no name */
+	EXPECT_EQ(77UL, id);
+}
+
 TEST_HARNESS_MAIN
