@@ -69,14 +69,18 @@ json() {	# json FILE PYTHON-EXPR-ON-d
 	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2" ||
 		{ ktap_diag "$1 fails: $2" "$(cat "$1")"; return 1; }
 }
-# state: what apply may change, as one line, for before/after comparisons
+# state: what apply may change, for before/after comparisons (not the
+# vGPUs' counters, which a client's work moves)
 state() {
 	local f
 	echo "model $(cat $PF/gpuvirt/vgpu_model) vfs $(cat $PF/sriov_numvfs)"
 	for f in $PF/virtfn*; do
 		[ -e "$f" ] && echo "${f##*/} $(cat "$f/gpuvirt/current_vgpu_type") $(cat "$f/gpuvirt/vgpu_uuid")"
 	done
-	"$CTL" -j vgpu show gpu 0 2>&1
+	"$CTL" -j vgpu show gpu 0 2>&1 | python3 -c '
+import json, sys
+for v in json.load(sys.stdin)["vgpu"]:
+    print(*(v.get(k) for k in ("uuid", "vf", "type", "weight", "min", "max")))'
 }
 
 ktap_plan 15
