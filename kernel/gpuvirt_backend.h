@@ -274,8 +274,9 @@ void gpuvirt_gpu_unregister(struct gpuvirt_gpu *gpu);
  * gpuvirt_sriov_configure() from its PF driver's sriov_configure, and
  * binds the VFs to a VF driver whose probe calls gpuvirt_vf_add(), whose
  * remove calls gpuvirt_vf_del(), and whose dev_groups are gpuvirt_vf_groups
- * (<VF>/gpuvirt/: creatable_vgpu_types, current_vgpu_type, vgpu_uuid). The
- * core owns the VFs' driver data. gpuvirt_gpu_unregister() disables the
+ * (<VF>/gpuvirt/: creatable_vgpu_types, current_vgpu_type, vgpu_uuid, and
+ * the vGPU's weight, min_pct, max_pct and frame_rate_limiter). The core
+ * owns the VFs' driver data. gpuvirt_gpu_unregister() disables the
  * VFs first.
  */
 struct pci_dev;

@@ -15,6 +15,9 @@
  *   <VF>/gpuvirt/current_vgpu_type	the VF's type id, 0 for none; write an
  *					id to make the vGPU, 0 to remove it
  *   <VF>/gpuvirt/vgpu_uuid		the vGPU's UUID, empty for none
+ *   <VF>/gpuvirt/weight, min_pct,	the vGPU's settings, read and written
+ *	max_pct, frame_rate_limiter	as an mdev vGPU's are (sysfs.c);
+ *					-ENODEV while the VF has no type
  *
  * as NVIDIA lays out nvidia/creatable_vgpu_types and current_vgpu_type.
  * A type id is the type's position, from 1, among the GPU's own parent's
@@ -442,10 +445,67 @@ static ssize_t vgpu_uuid_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(vgpu_uuid);
 
+/*
+ * The vGPU's settings: the mdev vGPU's files, on the VF. The VF's lock
+ * keeps its vGPU from being cleared (current_vgpu_type 0) under the call;
+ * the VF itself stays while its files do, since the PCI core removes the
+ * driver's groups, draining calls in progress, before gpuvirt_vf_del(),
+ * also when the GPU goes. Without a type there is no vGPU to set: -ENODEV,
+ * as for a file of an mdev that is gone, whatever is written.
+ */
+static ssize_t gpuvirt_vf_param_show(struct device *dev, char *buf,
+				     enum gpuvirt_vgpu_param p)
+{
+	struct gpuvirt_vf *vf = dev_get_drvdata(dev);
+	ssize_t n;
+
+	mutex_lock(&vf->lock);
+	n = vf->vgpu ? gpuvirt_vgpu_param_show(vf->vgpu, buf, p) : -ENODEV;
+	mutex_unlock(&vf->lock);
+	return n;
+}
+
+static ssize_t gpuvirt_vf_param_store(struct device *dev, const char *buf,
+				      size_t count, enum gpuvirt_vgpu_param p)
+{
+	struct gpuvirt_vf *vf = dev_get_drvdata(dev);
+	ssize_t n;
+
+	mutex_lock(&vf->lock);
+	n = vf->vgpu ? gpuvirt_vgpu_param_store(vf->vgpu, buf, count, p) :
+		       -ENODEV;
+	mutex_unlock(&vf->lock);
+	return n;
+}
+
+#define GPUVIRT_VF_PARAM(name, p)					\
+static const enum gpuvirt_vgpu_param name##_param = (p);		\
+static ssize_t name##_show(struct device *dev,				\
+			   struct device_attribute *attr, char *buf)	\
+{									\
+	return gpuvirt_vf_param_show(dev, buf, name##_param);		\
+}									\
+static ssize_t name##_store(struct device *dev,				\
+			    struct device_attribute *attr,		\
+			    const char *buf, size_t count)		\
+{									\
+	return gpuvirt_vf_param_store(dev, buf, count, name##_param);	\
+}									\
+static DEVICE_ATTR_RW(name)
+
+GPUVIRT_VF_PARAM(weight, GPUVIRT_VGPU_PARAM_WEIGHT);
+GPUVIRT_VF_PARAM(min_pct, GPUVIRT_VGPU_PARAM_MIN_PCT);
+GPUVIRT_VF_PARAM(max_pct, GPUVIRT_VGPU_PARAM_MAX_PCT);
+GPUVIRT_VF_PARAM(frame_rate_limiter, GPUVIRT_VGPU_PARAM_FRL);
+
 static struct attribute *gpuvirt_vf_attrs[] = {
 	&dev_attr_creatable_vgpu_types.attr,
 	&dev_attr_current_vgpu_type.attr,
 	&dev_attr_vgpu_uuid.attr,
+	&dev_attr_weight.attr,
+	&dev_attr_min_pct.attr,
+	&dev_attr_max_pct.attr,
+	&dev_attr_frame_rate_limiter.attr,
 	NULL,
 };
 

@@ -14,6 +14,11 @@
  *	weight		1..10000
  *	min_pct		guaranteed minimum, 0..100
  *	max_pct		the most it may use, 1..100
+ *	frame_rate_limiter	1 (on, the default) | 0
+ *   <typed VF>/gpuvirt/			per VF vGPU (sriov.c)
+ *	weight, min_pct, max_pct, frame_rate_limiter	as above, through
+ *			gpuvirt_vgpu_param_show/store(); -ENODEV while
+ *			the VF has no type
  *
  * Every change applies to running vGPUs at the scheduler's next decision,
  * and is announced on the netlink monitor group by the function that makes
@@ -294,10 +299,7 @@ const struct attribute_group gpuvirt_sched_attr_group = {
 	.attrs = gpuvirt_sched_attrs,
 };
 
-/*
- * Per vGPU: the mdev driver's dev_groups, present while the vGPU is bound,
- * which is while its drvdata is set.
- */
+/* A vGPU's scheduling parameters, under its GPU's sched lock */
 static struct gpuvirt_sp_slot gpuvirt_sysfs_slot(struct gpuvirt_vgpu *vgpu)
 {
 	struct gpuvirt_sched *s = &vgpu->mp->sched;
@@ -309,86 +311,98 @@ static struct gpuvirt_sp_slot gpuvirt_sysfs_slot(struct gpuvirt_vgpu *vgpu)
 	return slot;
 }
 
-/* A vGPU's scheduling parameters, one file each. */
-enum gpuvirt_sysfs_param {
-	GPUVIRT_SYSFS_WEIGHT,
-	GPUVIRT_SYSFS_MIN_PCT,
-	GPUVIRT_SYSFS_MAX_PCT,
-};
-
-static ssize_t gpuvirt_sysfs_param_show(struct device *dev, char *buf,
-					enum gpuvirt_sysfs_param p)
+/**
+ * gpuvirt_vgpu_param_show() - read one of a vGPU's settings for sysfs
+ * @vgpu: the vGPU, kept alive by the caller
+ * @buf: the sysfs buffer
+ * @p: which setting
+ *
+ * The one reader of <vGPU>/gpuvirt/{weight,min_pct,max_pct,
+ * frame_rate_limiter}, for an mdev's files (below) and a typed VF's
+ * (sriov.c).
+ *
+ * Return: the length written.
+ */
+ssize_t gpuvirt_vgpu_param_show(struct gpuvirt_vgpu *vgpu, char *buf,
+				enum gpuvirt_vgpu_param p)
 {
-	struct gpuvirt_sp_slot slot = gpuvirt_sysfs_slot(dev_get_drvdata(dev));
+	struct gpuvirt_sp_slot slot;
 
-	return sysfs_emit(buf, "%u\n", p == GPUVIRT_SYSFS_WEIGHT ? slot.weight :
-					p == GPUVIRT_SYSFS_MIN_PCT ? slot.min_pct :
+	if (p == GPUVIRT_VGPU_PARAM_FRL)
+		return sysfs_emit(buf, "%u\n", gpuvirt_display_frl(vgpu));
+	slot = gpuvirt_sysfs_slot(vgpu);
+	return sysfs_emit(buf, "%u\n", p == GPUVIRT_VGPU_PARAM_WEIGHT ? slot.weight :
+					p == GPUVIRT_VGPU_PARAM_MIN_PCT ? slot.min_pct :
 					slot.max_pct);
 }
 
-static ssize_t gpuvirt_sysfs_param_store(struct device *dev, const char *buf,
-					 size_t count,
-					 enum gpuvirt_sysfs_param p)
+/**
+ * gpuvirt_vgpu_param_store() - change one of a vGPU's settings from sysfs
+ * @vgpu: the vGPU, kept alive by the caller
+ * @buf: what was written: a decimal, octal or hex number
+ * @count: its length
+ * @p: which setting
+ *
+ * The one writer of the files gpuvirt_vgpu_param_show() reads. The
+ * scheduling parameters go through gpuvirt_sched_vgpu_set(), as netlink's
+ * vgpu-set does, so the ranges, the errors and the notification are the
+ * same; the frame rate limiter takes 0 or 1.
+ *
+ * Context: may sleep.
+ * Return: @count, or -EINVAL (not a number, out of range, a minimum above
+ * the maximum), -ERANGE (above U32_MAX) or -ENOSPC (the minimums would
+ * pass 100 %); a refused write changes nothing.
+ */
+ssize_t gpuvirt_vgpu_param_store(struct gpuvirt_vgpu *vgpu, const char *buf,
+				 size_t count, enum gpuvirt_vgpu_param p)
 {
-	struct gpuvirt_vgpu *vgpu = dev_get_drvdata(dev);
 	u32 val;
 	int err;
 
 	err = kstrtou32(buf, 0, &val);
 	if (err)
 		return err;
+	if (p == GPUVIRT_VGPU_PARAM_FRL) {
+		if (val > 1)
+			return -EINVAL;
+		gpuvirt_display_set_frl(vgpu, val);
+		return count;
+	}
 	/* the others keep their values; the scheduler's lock orders writers */
 	err = gpuvirt_sched_vgpu_set(vgpu,
-				     p == GPUVIRT_SYSFS_WEIGHT ? val : U32_MAX,
-				     p == GPUVIRT_SYSFS_MIN_PCT ? val : U32_MAX,
-				     p == GPUVIRT_SYSFS_MAX_PCT ? val : U32_MAX);
+				     p == GPUVIRT_VGPU_PARAM_WEIGHT ? val : U32_MAX,
+				     p == GPUVIRT_VGPU_PARAM_MIN_PCT ? val : U32_MAX,
+				     p == GPUVIRT_VGPU_PARAM_MAX_PCT ? val : U32_MAX);
 	return err ?: count;
 }
 
+/*
+ * Per mdev vGPU: the mdev driver's dev_groups, present while the vGPU is
+ * bound, which is while its drvdata is set; sysfs drains a call in
+ * progress before the files go, so the vGPU outlives each call.
+ */
 #define GPUVIRT_SYSFS_PARAM(name, p)					\
-static const enum gpuvirt_sysfs_param name##_param = (p);		\
+static const enum gpuvirt_vgpu_param name##_param = (p);		\
 static ssize_t name##_show(struct device *dev,				\
 			   struct device_attribute *attr, char *buf)	\
 {									\
-	return gpuvirt_sysfs_param_show(dev, buf, name##_param);	\
+	return gpuvirt_vgpu_param_show(dev_get_drvdata(dev), buf,	\
+				       name##_param);			\
 }									\
 static ssize_t name##_store(struct device *dev,				\
 			    struct device_attribute *attr,		\
 			    const char *buf, size_t count)		\
 {									\
-	return gpuvirt_sysfs_param_store(dev, buf, count, name##_param); \
+	return gpuvirt_vgpu_param_store(dev_get_drvdata(dev), buf,	\
+					count, name##_param);		\
 }									\
 static DEVICE_ATTR_RW(name)
 
-GPUVIRT_SYSFS_PARAM(weight, GPUVIRT_SYSFS_WEIGHT);
-GPUVIRT_SYSFS_PARAM(min_pct, GPUVIRT_SYSFS_MIN_PCT);
-GPUVIRT_SYSFS_PARAM(max_pct, GPUVIRT_SYSFS_MAX_PCT);
-
+GPUVIRT_SYSFS_PARAM(weight, GPUVIRT_VGPU_PARAM_WEIGHT);
+GPUVIRT_SYSFS_PARAM(min_pct, GPUVIRT_VGPU_PARAM_MIN_PCT);
+GPUVIRT_SYSFS_PARAM(max_pct, GPUVIRT_VGPU_PARAM_MAX_PCT);
 /* The display's frame rate limiter, 1 (on, the default) or 0. */
-static ssize_t frame_rate_limiter_show(struct device *dev,
-				       struct device_attribute *attr,
-				       char *buf)
-{
-	return sysfs_emit(buf, "%u\n",
-			  gpuvirt_display_frl(dev_get_drvdata(dev)));
-}
-
-static ssize_t frame_rate_limiter_store(struct device *dev,
-					struct device_attribute *attr,
-					const char *buf, size_t count)
-{
-	u32 val;
-	int err;
-
-	err = kstrtou32(buf, 0, &val);
-	if (err)
-		return err;
-	if (val > 1)
-		return -EINVAL;
-	gpuvirt_display_set_frl(dev_get_drvdata(dev), val);
-	return count;
-}
-static DEVICE_ATTR_RW(frame_rate_limiter);
+GPUVIRT_SYSFS_PARAM(frame_rate_limiter, GPUVIRT_VGPU_PARAM_FRL);
 
 static struct attribute *gpuvirt_vgpu_attrs[] = {
 	&dev_attr_weight.attr,

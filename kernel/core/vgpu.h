@@ -357,7 +357,10 @@ int gpuvirt_mdev_set_sriov(struct gpuvirt_mdev_parent *mp, bool sriov);
  * @gpu: its GPU, with a reference, while the VF is bound
  * @index: its VF index, 0-based (the backend's number for it)
  * @lock: serialises setting and clearing its type: @type_id, @vgpu,
- *	@pending and @uuid
+ *	@pending and @uuid. Held, it also keeps @vgpu alive: the vGPU is
+ *	put only under it (gpuvirt_vf_untype()), so the VF's sysfs files
+ *	use @vgpu under it and nothing else. Taken before the GPU's lock,
+ *	the vGPU's @lock and its GPU's sched lock.
  * @type_id: its type's id (1-based index in the GPU's own parent's types),
  *	0 when it has none
  * @pending: the type being made, read by the vGPU's init
@@ -413,6 +416,19 @@ void gpuvirt_debugfs_vgpu_add(struct gpuvirt_vgpu *vgpu);
 void gpuvirt_debugfs_vgpu_del(struct gpuvirt_vgpu *vgpu);
 
 extern const struct attribute_group *gpuvirt_vgpu_groups[];
+
+/* A vGPU's sysfs settings (sysfs.c): an mdev's files and a typed VF's */
+enum gpuvirt_vgpu_param {
+	GPUVIRT_VGPU_PARAM_WEIGHT,
+	GPUVIRT_VGPU_PARAM_MIN_PCT,
+	GPUVIRT_VGPU_PARAM_MAX_PCT,
+	GPUVIRT_VGPU_PARAM_FRL,		/* frame_rate_limiter */
+};
+
+ssize_t gpuvirt_vgpu_param_show(struct gpuvirt_vgpu *vgpu, char *buf,
+				enum gpuvirt_vgpu_param p);
+ssize_t gpuvirt_vgpu_param_store(struct gpuvirt_vgpu *vgpu, const char *buf,
+				 size_t count, enum gpuvirt_vgpu_param p);
 extern const struct attribute_group gpuvirt_sched_attr_group;
 
 #endif /* GPUVIRT_VGPU_H */

@@ -25,9 +25,13 @@
  *                   dumps running; the client lets go after a moment
  *   vf-type-open    SR-IOV: a VF given a type and cleared again, against a
  *                   VFIO client opening and closing it (a VF in use keeps
- *                   its type: clearing it then is refused)
+ *                   its type: clearing it then is refused) and a thread
+ *                   reading and writing the vGPU's files on the VF
+ *                   (gpuvirt/weight, min_pct, frame_rate_limiter: ENODEV
+ *                   while the VF has no type)
  *   vf-numvfs-open  SR-IOV: VFs enabled, typed, cleared and disabled,
- *                   against a client opening the first VF
+ *                   against a client opening the first VF and the same
+ *                   reader and writer of its files
  * Prints KTAP, one test per race, with its iteration count.
  */
 #include <pthread.h>
@@ -677,6 +681,44 @@ static void *vf_opener(void *arg)
 	return (void *)n;
 }
 
+/*
+ * Reads and writes the vGPU's settings on VF 1 while its type comes and
+ * goes: each call lands on the vGPU or fails with ENODEV (no type), or
+ * ENOENT when the VF itself is gone (vf-numvfs-open). Counts the landed
+ * writes.
+ */
+static void *vf_param_writer(void *arg)
+{
+	static const char * const files[] = {
+		VF1 "/gpuvirt/weight",
+		VF1 "/gpuvirt/min_pct",
+		VF1 "/gpuvirt/frame_rate_limiter",
+	};
+	static const char * const vals[] = { "250", "10", "0" };
+	long n = 0;
+	unsigned int i;
+
+	while (!stop) {
+		char buf[32];
+		int err;
+
+		for (i = 0; i < 3; i++) {
+			err = gv_write(files[i], vals[i]);
+			if (!err)
+				n++;
+			else if (err != -ENODEV && err != -ENOENT)
+				FAIL("write %s: %s", files[i], strerror(-err));
+		}
+		err = gv_read(files[0], buf, sizeof(buf));
+		/* the default, or what was written */
+		if (err >= 0 && strcmp(buf, "100\n") && strcmp(buf, "250\n"))
+			FAIL("VF 1's weight reads \"%s\"", buf);
+		else if (err < 0 && err != -ENODEV && err != -ENOENT)
+			FAIL("read VF 1's weight: %s", strerror(-err));
+	}
+	return (void *)n;
+}
+
 static void *vf_typer(void *arg)
 {
 	bool numvfs = arg;
@@ -703,8 +745,8 @@ static void *vf_typer(void *arg)
 
 static long race_vf(bool numvfs)
 {
-	pthread_t a, b;
-	void *na, *nb;
+	pthread_t a, b, c;
+	void *na, *nb, *nc;
 
 	clean();
 	if (gv_write(PF0 "/gpuvirt/vgpu_model", "sriov") ||
@@ -715,15 +757,18 @@ static long race_vf(bool numvfs)
 	}
 	pthread_create(&a, NULL, vf_typer, (void *)numvfs);
 	pthread_create(&b, NULL, vf_opener, NULL);
+	pthread_create(&c, NULL, vf_param_writer, NULL);
 	sleep(seconds);
 	stop = true;
 	pthread_join(a, &na);
 	pthread_join(b, &nb);
+	pthread_join(c, &nc);
 	sriov_clean();
 	if (gv_exists(VF1))
 		FAIL("VF 1 left after the race");
-	printf("# vf-%s: %ld typing rounds, %ld opens\n",
-	       numvfs ? "numvfs-open" : "type-open", (long)na, (long)nb);
+	printf("# vf-%s: %ld typing rounds, %ld opens, %ld writes to the vGPU's files on the VF\n",
+	       numvfs ? "numvfs-open" : "type-open", (long)na, (long)nb,
+	       (long)nc);
 	return (long)na + (long)nb;
 }
 

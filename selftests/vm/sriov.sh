@@ -5,7 +5,8 @@
 # refusals, VFs enabled through sriov_numvfs, a VF given a type through
 # gpuvirt/current_vgpu_type as NVIDIA's are, the same accounting as mdev
 # vGPUs, a VFIO client and QEMU on a VF by PCI address, refusals while a VF
-# is open, scheduler shares across VF vGPUs, a MIG-backed VF, and a GPU or
+# is open, scheduler shares across VF vGPUs, the vGPU's settings in the
+# VF's own files, a MIG-backed VF, and a GPU or
 # module going away with typed VFs. Checks sysfs, netlink (gpuvirtctl) and
 # what the simulated GPU was provisioned with (debugfs sim0/vfs). KTAP.
 set -u
@@ -50,8 +51,29 @@ n_creatable() {
 json() {	# json FILE PYTHON-EXPR-ON-d
 	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2"
 }
+vf_params() {	# VF: weight min_pct max_pct frame_rate_limiter, from its files
+	echo "$(cat "$(vf "$1" weight)") $(cat "$(vf "$1" min_pct)")" \
+		"$(cat "$(vf "$1" max_pct)") $(cat "$(vf "$1" frame_rate_limiter)")"
+}
+nl_params() {	# UUID: the same four, as netlink reports them
+	"$CTL" -j vgpu show uuid "$1" | python3 -c 'import json, sys
+v = json.load(sys.stdin)["vgpu"][0]
+print(v["weight"], v["min"], v["max"], int(v["frame-rate-limiter"]))'
+}
+core_params() {	# UUID: weight min_ppm max_ppm frame_rate_limiter, from debugfs
+	awk -F': ' '$1 == "weight" { w = $2 } $1 == "min_ppm" { mn = $2 }
+		$1 == "max_ppm" { mx = $2 } END { printf "%s %s %s ", w, mn, mx }' \
+		"$CORE/vgpus/$1/sched"
+	awk -F': ' '$1 == "frame_rate_limiter" { print $2 }' "$CORE/vgpus/$1/display"
+}
+write_err() {	# FILE VALUE: the error writing VALUE to FILE, "ok" if none
+	( echo "$2" >"$1" ) 2>&1 | sed -n 's/.*: //p' | grep . || echo ok
+}
+read_err() {	# FILE: the error reading FILE, "ok" if none
+	cat 2>&1 <"$1" >/dev/null | sed -n 's/.*: //p' | grep . || echo ok
+}
 
-ktap_plan 18
+ktap_plan 21
 
 modprobe mdev && modprobe vfio_iommu_type1 &&
 	insmod "$KO/kernel/core/gpuvirt.ko" && insmod "$KO/kernel/sim/gpuvirt_sim.ko" &&
@@ -210,16 +232,72 @@ ktap_diag "$(cat "$T/share")"
 [ $ok -eq 0 ] && [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ $rc -eq 0 ]
 ktap_result $? "weighted 300:100 across two VF vGPUs under load: engine time follows the weights"
 
-# 14: disabling VFs with typed ones is refused; after clearing, allowed
+# 14: a typed VF's gpuvirt/ files are its vGPU's: they read what netlink
+# reports, and what is written through them is what netlink and the
+# core's scheduler state (debugfs) then show, for that vGPU only
+p0=$(vf_params $VF2)
+n0=$(nl_params "$UB")
+echo 250 >"$(vf $VF2 weight)" && echo 10 >"$(vf $VF2 min_pct)" &&
+	echo 80 >"$(vf $VF2 max_pct)" && echo 0 >"$(vf $VF2 frame_rate_limiter)"
+ok=$?
+p1=$(vf_params $VF2)
+n1=$(nl_params "$UB")
+c1=$(core_params "$UB")
+ktap_diag "before: VF $p0, netlink $n0" "after: VF $p1, netlink $n1, debugfs $c1"
+[ "$p0" = "300 0 100 1" ] && [ "$n0" = "$p0" ] && [ $ok -eq 0 ] &&
+	[ "$p1" = "250 10 80 0" ] && [ "$n1" = "$p1" ] &&
+	[ "$c1" = "250 100000 800000 0" ] &&
+	[ "$(vf_params $VF3)" = "100 0 100 1" ] && [ "$(nl_params "$UC")" = "100 0 100 1" ]
+ktap_result $? "VF 2's weight/min_pct/max_pct/frame_rate_limiter: read as netlink says; writes seen in netlink and debugfs"
+
+# 15: the VF's files refuse what the mdev's refuse, with the same errnos,
+# and a refused write changes nothing
+errs=
+for w in weight=0 weight=10001 min_pct=101 max_pct=0 max_pct=101 \
+	 frame_rate_limiter=2 weight=x min_pct=90 max_pct=5; do
+	errs="$errs$w:$(write_err "$(vf $VF2 "${w%=*}")" "${w#*=}") "
+done
+enospc=$(write_err "$(vf $VF3 min_pct)" 95)
+ktap_diag "$errs" "VF 3 min_pct 95: $enospc"
+[ "$(echo "$errs" | grep -o "Invalid argument" | wc -l)" = 9 ] &&
+	[ "$enospc" = "No space left on device" ] &&
+	[ "$(vf_params $VF2)" = "250 10 80 0" ] && [ "$(nl_params "$UB")" = "250 10 80 0" ] &&
+	[ "$(core_params "$UB")" = "250 100000 800000 0" ] &&
+	[ "$(vf_params $VF3)" = "100 0 100 1" ]
+ktap_result $? "VF files: out of range, not a number and min_pct above max_pct get EINVAL, minimums past 100 % ENOSPC; nothing changed"
+
+# 16: an untyped VF has no vGPU: its files are there and fail with ENODEV,
+# also once a type is cleared; a new type starts from the defaults
+errs=
+for f in weight min_pct max_pct frame_rate_limiter; do
+	errs="$errs$f:$(read_err "$(vf $VF1 $f)"),$(write_err "$(vf $VF1 $f)" 1) "
+	errs="$errs$f:$(read_err "$(vf $VF4 $f)"),$(write_err "$(vf $VF4 $f)" 1) "
+done
+echo "$ID35" >"$(vf $VF1 current_vgpu_type)" && echo 7 >"$(vf $VF1 weight)"
+ok=$?
+p=$(vf_params $VF1)
+echo 0 >"$(vf $VF1 current_vgpu_type)" && echo "$ID35" >"$(vf $VF1 current_vgpu_type)"
+ok2=$?
+p2=$(vf_params $VF1)
+echo 0 >"$(vf $VF1 current_vgpu_type)"
+ok3=$?
+after=$(read_err "$(vf $VF1 weight)"),$(write_err "$(vf $VF1 weight)" 5)
+ktap_diag "$errs" "typed: $p, re-typed: $p2, cleared: $after"
+[ "$(echo "$errs" | grep -o "No such device" | wc -l)" = 16 ] &&
+	[ $ok -eq 0 ] && [ "$p" = "7 0 100 1" ] && [ $ok2 -eq 0 ] && [ "$p2" = "100 0 100 1" ] &&
+	[ $ok3 -eq 0 ] && [ "$after" = "No such device,No such device" ]
+ktap_result $? "untyped VFs 1 and 4: weight/min_pct/max_pct/frame_rate_limiter fail with ENODEV; a new type starts from the defaults"
+
+# 17: disabling VFs with typed ones is refused; after clearing, allowed
 echo 0 >$PF/sriov_numvfs 2>/dev/null
 rc=$?
 "$CTL" vgpu del uuid "$UB" && "$CTL" vgpu del uuid "$UC" && echo 0 >$PF/sriov_numvfs
 ok=$?
 [ $rc -ne 0 ] && [ $ok -eq 0 ] && [ -z "$(lspci -D -d fffc:0002)" ] && [ ! -e $PF/virtfn0 ] &&
-	grep -q "provisions: 5" $SIM/vfs && grep -q "releases: 5" $SIM/vfs
+	grep -q "provisions: 7" $SIM/vfs && grep -q "releases: 7" $SIM/vfs
 ktap_result $? "sriov_numvfs 0 refused while VFs have types, done once cleared: VFs gone"
 
-# 15: a MIG-backed VF: its vGPU lives on a GI, provisioned with the GI's engines
+# 18: a MIG-backed VF: its vGPU lives on a GI, provisioned with the GI's engines
 "$CTL" mig mode gpu 0 on >/dev/null && "$CTL" mig create gpu 0 profile 3g.71gb >/dev/null &&
 	echo 1 >$PF/sriov_numvfs
 ok=$?
@@ -232,11 +310,11 @@ ID3=$(type_id $VF1 H200-3-71C)
 	grep -qx "vgpus: 1" $CORE/gis/0/info && ! "$CTL" mig destroy gpu 0 gi 0 >/dev/null 2>&1
 ktap_result $? "MIG-backed VF: H200-3-71C on GI 0 (netlink, core debugfs), sim provisioned with the GI's engines; GI destroy refused"
 
-# 16: the model does not change while VFs are enabled
+# 19: the model does not change while VFs are enabled
 ! echo mdev >$PF/gpuvirt/vgpu_model 2>/dev/null && [ "$(cat $PF/gpuvirt/vgpu_model)" = sriov ]
 ktap_result $? "vgpu_model stays sriov while VFs are enabled"
 
-# 17: a GPU deleted with a typed VF, open by a client: its removal waits, then all goes
+# 20: a GPU deleted with a typed VF, open by a client: its removal waits, then all goes
 "$VMBIN/vgpu_load" $VF1 --seconds 0 --quiet &
 lp=$!
 sleep 1
@@ -247,7 +325,7 @@ wait $lp
 [ $ok -eq 0 ] && [ ! -e $PF ] && [ -z "$(lspci -D | grep '^8000:')" ] && [ ! -e $CORE ]
 ktap_result $? "del_device with an open MIG-backed VF vGPU: waits for the client, then VF, GI and GPU go"
 
-# 18: unload with VFs enabled and typed
+# 21: unload with VFs enabled and typed
 echo "0 h200-141gb" >$BUS/new_device && echo sriov >$PF/gpuvirt/vgpu_model &&
 	echo 2 >$PF/sriov_numvfs && echo "$(type_id $VF2 H200-70C)" >"$(vf $VF2 current_vgpu_type)" &&
 	rmmod gpuvirt_sim && rmmod gpuvirt && [ -z "$(lspci -D | grep '^8000:')" ]
