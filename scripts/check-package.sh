@@ -83,7 +83,7 @@ guest() {
 	}
 	trap cleanup_guest EXIT
 
-	ktap_plan 9
+	ktap_plan 10
 
 	ok=0
 	for m in "${MODS[@]}"; do
@@ -173,6 +173,17 @@ guest() {
 	done
 	[ $n -gt 0 ] || { ktap_diag "no uuid found in the example"; ok=1; }
 	ktap_result $ok "$kver: the example's $n vGPUs are mdev devices"
+
+	# and every VF vGPU it lists is a VF with a type
+	ok=0
+	n=0
+	for vf in $(sed -n 's/^[[:space:]-]*vf:[[:space:]]*\([0-9a-f:.]*\).*/\1/p' /etc/gpuvirt/gpuvirt.yaml); do
+		n=$((n + 1))
+		t=$(cat "/sys/bus/pci/devices/$vf/gpuvirt/current_vgpu_type" 2>/dev/null)
+		[ -n "$t" ] && [ "$t" != 0 ] || { ktap_diag "VF $vf has no type"; ok=1; }
+	done
+	[ $n -gt 0 ] || { ktap_diag "no vf found in the example"; ok=1; }
+	ktap_result $ok "$kver: the example's $n VF vGPUs are typed VFs"
 
 	ktap_finish
 }

@@ -513,6 +513,12 @@ run apply -f Documentation/examples/gpuvirt.yaml
 	vgpus_are 5a3c0001-0000-4000-8000-00000000000{1,2,3} 5a3c0001-0000-4000-8000-0000000000{11,12,21} &&
 	[ -e /sys/class/mdev_bus/sim2-gi0/mdev_supported_types/gpuvirt_gi-H200-3-71C/devices/5a3c0001-0000-4000-8000-000000000021 ] &&
 	sysfs_is "$BUS/devices/sim1/gpu/gpuvirt/sched_policy" weighted &&
+	sysfs_is /sys/bus/pci/devices/8003:00:00.0/gpuvirt/vgpu_model sriov &&
+	sysfs_is /sys/bus/pci/devices/8003:00:00.0/sriov_numvfs 4 &&
+	sysfs_is /sys/bus/pci/devices/8003:00:00.1/gpuvirt/weight 300 &&
+	sysfs_is /sys/bus/pci/devices/8003:00:00.3/gpuvirt/current_vgpu_type 0 &&
+	"$CTL" -j vgpu show gpu 3 >"$T/v3" &&
+	python3 -c 'import json, sys; v = json.load(open(sys.argv[1]))["vgpu"]; sys.exit(sorted(x["vf"] for x in v) != ["8003:00:00.1", "8003:00:00.2"])' "$T/v3" &&
 	run assert -f Documentation/examples/gpuvirt.yaml && [ $rc -eq 0 ]
 ktap_result $? "Documentation/examples/gpuvirt.yaml applies on fresh modules and asserts"
 
