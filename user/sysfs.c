@@ -294,6 +294,21 @@ int sysfs_vf_take(const char *pf, const char *type, char *vf, size_t len,
 	return -ENOENT;
 }
 
+int sysfs_vf_uuid(const char *vf, char uuid[UNITS_UUID_LEN])
+{
+	char path[PATH_MAX];
+	int n, err;
+
+	n = snprintf(path, sizeof(path), PCI_DEVICES "/%s/gpuvirt/vgpu_uuid",
+		     vf);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	err = sysfs_read_line(path, uuid, UNITS_UUID_LEN);
+	if (err)
+		return err == -ENOENT ? -ENOENT : err;
+	return uuid[0] ? 0 : -ENODATA;
+}
+
 int sysfs_vf_release(const char *vf)
 {
 	char path[PATH_MAX];

@@ -55,6 +55,13 @@ int sysfs_vf_take(const char *pf, const char *type, char *vf, size_t len,
 int sysfs_vf_type(const char *pf, const char *vf, const char *type,
 		  char uuid[UNITS_UUID_LEN]);
 
+/*
+ * The UUID of the vGPU that the VF @vf (a PCI address) of one of gpuvirt's
+ * GPUs is: 0, -ENODATA if the VF has no type, -ENOENT if it is no VF of
+ * ours (no gpuvirt/vgpu_uuid).
+ */
+int sysfs_vf_uuid(const char *vf, char uuid[UNITS_UUID_LEN]);
+
 /* Clear the type of the VF @vf (a PCI address), removing its vGPU. */
 int sysfs_vf_release(const char *vf);
 

@@ -342,6 +342,27 @@ static const struct arg_spec vgpu_show_args[] = {
 };
 
 
+/*
+ * Is @arg a VF of one of gpuvirt's GPUs (it has gpuvirt/vgpu_uuid)? -1 if
+ * not; EXIT_RUNTIME having said so if it has no type; 0 with its address
+ * in @vf and its vGPU's UUID in @uuid.
+ */
+static int our_vf(const struct ctx *ctx, const char *arg,
+		  char vf[PT_BDF_LEN], char uuid[UNITS_UUID_LEN])
+{
+	char err_buf[128];
+	int err;
+
+	if (ctx->sysfs_root || pt_bdf_parse(arg, vf, err_buf, sizeof(err_buf)))
+		return -1;
+	err = sysfs_vf_uuid(vf, uuid);
+	if (err == -ENODATA) {
+		err_print("no vGPU on VF %s: its current_vgpu_type is 0", vf);
+		return EXIT_RUNTIME;
+	}
+	return err ? -1 : 0;
+}
+
 static int vgpu_show(struct ctx *ctx, const void *o, uint64_t given)
 {
 	const struct vgpu_show_opts *opts = o;
@@ -361,6 +382,19 @@ static int vgpu_show(struct ctx *ctx, const void *o, uint64_t given)
 		err_print("give one of \"uuid\", \"gpu\", \"vf\" and \"dev\"");
 		fprintf(stderr, "Try \"gpuvirtctl vgpu help\".\n");
 		return EXIT_USAGE;
+	}
+	/* a VF of one of our GPUs in the sriov model: its vGPU, by UUID */
+	if (given & ARG_BIT(VGPU_SHOW_VF) &&
+	    (!stack || opts->stack == STK_GPUVIRT)) {
+		char vf[PT_BDF_LEN], uuid[UNITS_UUID_LEN];
+
+		ret = our_vf(ctx, opts->vf, vf, uuid);
+		if (ret > 0)
+			return ret;
+		if (!ret) {
+			ret = ctx_nl(ctx);
+			return ret ? ret : vgpu_show_one(ctx, uuid);
+		}
 	}
 	if (others) {
 		ret = stk_load(ctx, &h);
@@ -973,19 +1007,14 @@ out:
  */
 static int vgpu_del_our_vf(struct ctx *ctx, const char *arg)
 {
-	char vf[PT_BDF_LEN], path[PATH_MAX], cur[16], err_buf[128];
+	char vf[PT_BDF_LEN], uuid[UNITS_UUID_LEN];
 	int err;
 
-	if (ctx->sysfs_root || pt_bdf_parse(arg, vf, err_buf, sizeof(err_buf)))
+	err = our_vf(ctx, arg, vf, uuid);
+	if (err < 0)
 		return -1;
-	snprintf(path, sizeof(path),
-		 "/sys/bus/pci/devices/%s/gpuvirt/current_vgpu_type", vf);
-	if (sysfs_read_line(path, cur, sizeof(cur)))
-		return -1;
-	if (!strcmp(cur, "0")) {
-		err_print("no vGPU on VF %s: its current_vgpu_type is 0", vf);
-		return EXIT_RUNTIME;
-	}
+	if (err)
+		return err;
 	err = sysfs_vf_release(vf);
 	if (err == -EBUSY) {
 		err_print("cannot clear the type of VF %s: it is open; it keeps its type until its user closes it",

@@ -249,14 +249,18 @@ ok=$rc
 is "$(vf $VF2 current_vgpu_type)" "$id35" && is "$(vf $VF1 current_vgpu_type)" 0 &&
 	grep -q "^weight: 250$" "$CORE/vgpus/$(uuid_of $VF2)/sched"
 ok2=$?
+run -j vgpu show vf $VF2
+[ $rc -eq 0 ] && json "$T/out" 'd["vgpu"][0]["vf"] == "8000:00:00.2" and d["vgpu"][0]["weight"] == 250' &&
+	run vgpu show vf $VF1 && [ $rc -ne 0 ] && has "$T/err" "no vGPU on VF $VF1"
+ok5=$?
 run gpu set id 0 vfs 1
 ok3=$rc
 has "$T/err" "a VF has a vGPU"
 ok4=$?
 run vgpu del vf $VF2
-[ $ok -eq 0 ] && [ $ok2 -eq 0 ] && [ $ok3 -ne 0 ] && [ $ok4 -eq 0 ] && [ $rc -eq 0 ] &&
+[ $ok -eq 0 ] && [ $ok2 -eq 0 ] && [ $ok3 -ne 0 ] && [ $ok4 -eq 0 ] && [ $ok5 -eq 0 ] && [ $rc -eq 0 ] &&
 	is "$(vf $VF2 current_vgpu_type)" 0 && is $PF/sriov_numvfs 3
-ktap_result $? "vgpu add gpu 0 ... vf $VF2 weight 250; gpu set vfs refused while typed; vgpu del vf"
+ktap_result $? "vgpu add gpu 0 ... vf $VF2 weight 250; vgpu show vf; gpu set vfs refused while typed; vgpu del vf"
 
 # 15: the verbs' refusals name what is wrong
 run vgpu add gpu 0 type H200-35C vf 8000:00:00.7
