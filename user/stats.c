@@ -203,6 +203,7 @@ static int vgpu_cb(const struct nlmsghdr *nlh, void *data)
 	const struct nlattr *tb[GPUVIRT_A_VGPU_MAX + 1];
 	const struct nlattr *st[GPUVIRT_A_VGPU_STATS_MAX + 1] = { NULL };
 	char labels[STATS_LINE], uuid[64], type[64];
+	int n;
 
 	if (nl_parse(nlh, vgpu_policy, GPUVIRT_A_VGPU_MAX, tb) ||
 	    !tb[GPUVIRT_A_VGPU_UUID] || !tb[GPUVIRT_A_VGPU_GPU_ID] ||
@@ -214,8 +215,15 @@ static int vgpu_cb(const struct nlmsghdr *nlh, void *data)
 		return -EINVAL;
 	label_escape(uuid, sizeof(uuid), mnl_attr_get_str(tb[GPUVIRT_A_VGPU_UUID]));
 	label_escape(type, sizeof(type), mnl_attr_get_str(tb[GPUVIRT_A_VGPU_TYPE]));
-	snprintf(labels, sizeof(labels), "gpu=\"%u\",uuid=\"%s\",type=\"%s\"",
-		 mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_GPU_ID]), uuid, type);
+	n = snprintf(labels, sizeof(labels), "gpu=\"%u\",uuid=\"%s\",type=\"%s\"",
+		     mnl_attr_get_u32(tb[GPUVIRT_A_VGPU_GPU_ID]), uuid, type);
+	/* a VF vGPU's UUID changes at each typing; its VF does not */
+	if (tb[GPUVIRT_A_VGPU_VF] && n > 0 && (size_t)n < sizeof(labels)) {
+		char vf[64];
+
+		label_escape(vf, sizeof(vf), mnl_attr_get_str(tb[GPUVIRT_A_VGPU_VF]));
+		snprintf(labels + n, sizeof(labels) - (size_t)n, ",vf=\"%s\"", vf);
+	}
 	sample(data, &m_run, labels, u64_or_0(st[GPUVIRT_A_VGPU_STATS_RUN_NS], 1e-9));
 	sample(data, &m_work, labels,
 	       u64_or_0(st[GPUVIRT_A_VGPU_STATS_WORK_NS], 1e-9));

@@ -119,8 +119,10 @@ is $PF/gpuvirt/vgpu_model sriov && is $PF/sriov_numvfs 4 &&
 	vgpus_json && json "$T/v" 'sorted((v["vf"], v["type"], v["weight"], v["min"], v["max"]) for v in d["vgpu"]) == [("8000:00:00.1", "H200-35C", 300, 0, 100), ("8000:00:00.2", "H200-35C", 100, 20, 60)]' &&
 	grep -q "^weight: 300$" "$CORE/vgpus/$(uuid_of $VF1)/sched" &&
 	grep -q "^vf 0: type H200-35C " $SIM/vfs && grep -q "^vf 1: type H200-35C " $SIM/vfs &&
-	! grep -q "^vf 2: type" $SIM/vfs && grep -q "provisions: 2" $SIM/vfs
-ktap_result $? "sysfs, gpuvirtctl -j, core and sim debugfs: VFs 1 and 2 typed with their settings, VF 3 free"
+	! grep -q "^vf 2: type" $SIM/vfs && grep -q "provisions: 2" $SIM/vfs &&
+	"$CTL" stats --prometheus >"$T/prom" &&
+	has "$T/prom" "gpuvirt_vgpu_weight{gpu=\"0\",uuid=\"$(uuid_of $VF1)\",type=\"H200-35C\",vf=\"$VF1\"} 300"
+ktap_result $? "sysfs, gpuvirtctl -j and stats, core and sim debugfs: VFs 1 and 2 typed with their settings, VF 3 free"
 
 # 4: again: nothing to do, and assert agrees
 U2=$(uuid_of $VF2)
