@@ -631,6 +631,79 @@ static int resume(int fd, const uint8_t *p, size_t len)
 	return err;
 }
 
+/*
+ * An interrupt cause pending when the source stopped is pending at the
+ * destination, whose VMM has new eventfds: the device signals it again
+ * when it runs, on MSI (Bus Master on) and on INTx, as a level interrupt
+ * that was never acknowledged would still be asserted. Not while stopped.
+ */
+TEST_F(mig, pending_interrupt_signalled_after_resume)
+{
+	static const struct {
+		const char *name;
+		bool msi;
+	} how[] = { { "MSI", true }, { "INTx", false } };
+	struct vfio_user a, b;
+	unsigned int i;
+	uint64_t n;
+	int dfd, efd;
+
+	ASSERT_EQ(0, vfio_open(&a, UUID_A));
+	ASSERT_EQ(0, vfio_open(&b, UUID_B));
+	for (i = 0; i < ARRAY_SIZE(how); i++) {
+		struct stream s = { 0 };
+
+		TH_LOG("%s", how[i].name);
+		ASSERT_EQ(0, ioctl(a.device, VFIO_DEVICE_RESET));
+		ASSERT_EQ(0, ioctl(b.device, VFIO_DEVICE_RESET));
+		ASSERT_EQ(0, cfg_wr(a.device, PCI_COMMAND,
+				    PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER, 2));
+		if (how[i].msi) {
+			ASSERT_EQ(0, cfg_wr(a.device, 0x44, 0xfee00000, 4));
+			ASSERT_EQ(0, cfg_wr(a.device, 0x4c, 0x4041, 2));
+			ASSERT_EQ(0, cfg_wr(a.device, 0x42, PCI_MSI_FLAGS_ENABLE |
+					    PCI_MSI_FLAGS_64BIT, 2));
+		}
+		/* raised with no eventfd at the source: nobody saw it */
+		ASSERT_EQ(0, vgpu_reg_write(a.device, GPUVIRT_VGPU_REG_IRQ_RAISE,
+					    GPUVIRT_VGPU_IRQ_SW));
+		ASSERT_EQ(0, mig_set(a.device, VFIO_DEVICE_STATE_STOP, NULL));
+		ASSERT_EQ(0, mig_set(a.device, VFIO_DEVICE_STATE_STOP_COPY, &dfd));
+		ASSERT_EQ(0, stream_read(dfd, &s));
+		close(dfd);
+		ASSERT_EQ(0, mig_set(a.device, VFIO_DEVICE_STATE_STOP, NULL));
+
+		ASSERT_EQ(0, mig_set(b.device, VFIO_DEVICE_STATE_STOP, NULL));
+		ASSERT_EQ(0, resume(b.device, s.p, s.len));
+		stream_free(&s);
+		efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		ASSERT_LE(0, efd);
+		ASSERT_EQ(0, vgpu_client_set_irq(b.device, how[i].msi ?
+						 VFIO_PCI_MSI_IRQ_INDEX :
+						 VFIO_PCI_INTX_IRQ_INDEX, efd));
+		/* stopped: pending, not signalled */
+		EXPECT_EQ(GPUVIRT_VGPU_IRQ_SW,
+			  reg(b.device, GPUVIRT_VGPU_REG_IRQ_STATUS));
+		EXPECT_EQ(-1, read(efd, &n, sizeof(n)));
+		EXPECT_EQ(EAGAIN, errno);
+		ASSERT_EQ(0, mig_set(b.device, VFIO_DEVICE_STATE_RUNNING, NULL));
+		EXPECT_EQ((ssize_t)sizeof(n), read(efd, &n, sizeof(n)));
+		EXPECT_EQ(1, n);
+		/* acknowledged, it is not signalled again */
+		ASSERT_EQ(0, vgpu_reg_write(b.device, GPUVIRT_VGPU_REG_IRQ_STATUS,
+					    GPUVIRT_VGPU_IRQ_SW));
+		EXPECT_EQ(0, reg(b.device, GPUVIRT_VGPU_REG_IRQ_STATUS));
+		EXPECT_EQ(-1, read(efd, &n, sizeof(n)));
+		ASSERT_EQ(0, vgpu_client_set_irq(b.device, how[i].msi ?
+						 VFIO_PCI_MSI_IRQ_INDEX :
+						 VFIO_PCI_INTX_IRQ_INDEX, -1));
+		close(efd);
+		ASSERT_EQ(0, mig_set(a.device, VFIO_DEVICE_STATE_RUNNING, NULL));
+	}
+	vfio_close(&b);
+	vfio_close(&a);
+}
+
 /* After a refusal: still RESUMING; a reset makes B reusable. */
 static void back_to_running(struct __test_metadata *_metadata, int fd)
 {
