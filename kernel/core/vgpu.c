@@ -737,6 +737,7 @@ static void gpuvirt_vgpu_reset(struct gpuvirt_vgpu *vgpu)
 	gpuvirt_vgpu_cfg_init(vgpu);
 	vgpu->scratch = 0;
 	vgpu->irq_status = 0;
+	vgpu->mig_resumed = false;
 	memset(&vgpu->ring, 0, sizeof(vgpu->ring));
 	gpuvirt_display_reset(vgpu);	/* display hook */
 	gpuvirt_sched_kick(vgpu);	/* nothing to run any more */
@@ -1060,6 +1061,10 @@ static void gpuvirt_vgpu_close(struct vfio_device *vdev)
 {
 	struct gpuvirt_vgpu *vgpu = to_vgpu(vdev);
 
+	/* ending a migration at close signals nobody */
+	mutex_lock(&vgpu->lock);
+	vgpu->mig_resumed = false;
+	mutex_unlock(&vgpu->lock);
 	gpuvirt_migration_close(&vgpu->mig);
 	gpuvirt_sched_detach(vgpu);
 	gpuvirt_display_stop(vgpu);	/* display hook: before the lock */
@@ -1170,6 +1175,12 @@ static struct gpuvirt_vgpu *mig_to_vgpu(struct gpuvirt_migration *m)
  * The engine runs a vGPU's ring one chunk at a time under its lock, and
  * looks at mig_stopped before each: once the flag is set under the lock,
  * no chunk runs, and the one that ran last ended at a boundary.
+ *
+ * A device that runs again after a resume signals the interrupt causes
+ * that came pending in the stream: the source's VMM may never have
+ * delivered them, and the destination's eventfds have seen nothing, while
+ * a level interrupt never acknowledged is still asserted. A device merely
+ * paused and continued signals nothing again: what it raised was sent.
  */
 static void gpuvirt_vgpu_mig_stop(struct gpuvirt_migration *m, bool stop)
 {
@@ -1177,6 +1188,10 @@ static void gpuvirt_vgpu_mig_stop(struct gpuvirt_migration *m, bool stop)
 
 	mutex_lock(&vgpu->lock);
 	vgpu->mig_stopped = stop;
+	if (!stop && vgpu->mig_resumed) {
+		vgpu->mig_resumed = false;
+		gpuvirt_vgpu_irq_raise(vgpu);
+	}
 	gpuvirt_sched_kick(vgpu);
 	mutex_unlock(&vgpu->lock);
 }
@@ -1321,6 +1336,7 @@ static int gpuvirt_vgpu_mig_load(struct gpuvirt_migration *m, const void *buf)
 			   (GPUVIRT_VGPU_IRQ_SW | GPUVIRT_VGPU_IRQ_FENCE |
 			    GPUVIRT_VGPU_IRQ_ERROR | GPUVIRT_VGPU_IRQ_VBLANK);
 	vgpu->ring = r;
+	vgpu->mig_resumed = true;
 	gpuvirt_display_load(vgpu, &sv->display);
 	gpuvirt_sched_kick(vgpu);
 	mutex_unlock(&vgpu->lock);

@@ -279,6 +279,9 @@ struct gpuvirt_vgpu_stats {
  *	under @lock
  * @mig_stopped: migration stopped the device (STOP, STOP_COPY, RESUMING):
  *	the engine must not run it; it stops at a packet or chunk boundary
+ * @mig_resumed: a migration stream was loaded and the device has not run
+ *	since: the interrupt causes it brought are signalled when it runs,
+ *	on the destination VMM's eventfds
  * @slot: the vGPU's policy slot and execution context id; fixed from init
  *	to release
  * @stats: scheduling telemetry, under the GPU's sched lock
@@ -318,6 +321,7 @@ struct gpuvirt_vgpu {
 	bool retiring;
 	struct gpuvirt_display display;
 	bool mig_stopped;
+	bool mig_resumed;
 
 	int slot;
 	struct gpuvirt_vgpu_stats stats;
