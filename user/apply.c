@@ -188,6 +188,21 @@ static int type_get(struct ctx *ctx, uint32_t gpu, const char *type)
 	return nl_exchange(ctx->nl, NULL, NULL);
 }
 
+/* A number 0..0xffff in the GPU's PF's sysfs @file; -1 if not. */
+static int pf_u16(const struct cur_gpu *g, const char *file)
+{
+	char path[PATH_MAX], val[16];
+	char *end;
+	long v;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", g->dev,
+		 file);
+	if (sysfs_read_line(path, val, sizeof(val)))
+		return -1;
+	v = strtol(val, &end, 10);
+	return *end || v < 0 || v > 0xffff ? -1 : (int)v;
+}
+
 /*
  * Where the VFs of the GPU @g are: the offset and stride of its PF's
  * SR-IOV capability (Documentation/ABI/testing/sysfs-bus-pci). Left at -1
@@ -195,28 +210,10 @@ static int type_get(struct ctx *ctx, uint32_t gpu, const char *type)
  */
 static void state_read_vf_layout(struct cur_gpu *g)
 {
-	char path[PATH_MAX], val[16];
-	char *end;
-	long v;
-
 	if (!g->dev[0])
 		return;
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/sriov_offset",
-		 g->dev);
-	if (sysfs_read_line(path, val, sizeof(val)))
-		return;
-	v = strtol(val, &end, 10);
-	if (*end || v < 0 || v > 0xffff)
-		return;
-	g->vf_offset = (int)v;
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/sriov_stride",
-		 g->dev);
-	if (sysfs_read_line(path, val, sizeof(val)))
-		return;
-	v = strtol(val, &end, 10);
-	if (*end || v < 0 || v > 0xffff)
-		return;
-	g->vf_stride = (int)v;
+	g->vf_offset = pf_u16(g, "sriov_offset");
+	g->vf_stride = g->vf_offset < 0 ? -1 : pf_u16(g, "sriov_stride");
 }
 
 /*

@@ -567,6 +567,14 @@ static int model_after(const struct config_gpu *gpu, const struct cur_gpu *g)
 	return model_now(g);
 }
 
+/* Does the file change the GPU's vGPU model? */
+static bool model_changes(const struct config_gpu *gpu,
+			  const struct cur_gpu *g)
+{
+	return gpu->vgpu_model != CONFIG_VGPU_MODEL_UNSET &&
+	       (int)gpu->vgpu_model != model_now(g);
+}
+
 /* The VFs a GPU has now, 0 for a new one; -1 if unknown. */
 static int vfs_now(const struct cur_gpu *g)
 {
@@ -641,8 +649,7 @@ static int vfs_after(const struct config_gpu *gpu, const struct cur_gpu *g)
 {
 	if (gpu->has_vfs)
 		return (int)gpu->vfs;
-	if (gpu->vgpu_model != CONFIG_VGPU_MODEL_UNSET &&
-	    (int)gpu->vgpu_model != model_now(g))
+	if (model_changes(gpu, g))
 		return 0;	/* a model change starts and ends with none */
 	return vfs_now(g);
 }
@@ -665,8 +672,7 @@ static void plan_vfs(struct planner *p, const struct config_gpu *gpu,
 			 gpu->id);
 		return;
 	}
-	now = gpu->vgpu_model != CONFIG_VGPU_MODEL_UNSET &&
-	      (int)gpu->vgpu_model != model_now(g) ? 0 : vfs_now(g);
+	now = model_changes(gpu, g) ? 0 : vfs_now(g);
 	if (now < 0) {
 		conflict(p->pl, p->file, gpu->line,
 			 "the kernel reports no VF count for GPU %u", gpu->id);
