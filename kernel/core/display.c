@@ -26,6 +26,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "catalogue.h"
 #include "display.h"
 #include "vgpu.h"
 
@@ -33,7 +34,9 @@
 /*
  * Mappings of the display region sit at these page offsets past the
  * vGPU's BAR2 range start (vgpu.c, "BAR2 mappings"): BAR2 takes at most
- * 2^26 pages of the vGPU's 2^32, so the upper half is free.
+ * 2^28 pages of the vGPU's 2^32 (a 1 TiB custom GPU's whole VRAM), so the
+ * upper half is free; gpuvirt_display_init() asserts it at build time and
+ * gpuvirt_display_mmap() checks it for each vGPU.
  */
 #define GPUVIRT_DISPLAY_PGOFF	BIT(31)
 
@@ -73,12 +76,19 @@ static void gpuvirt_display_settle(struct gpuvirt_vgpu *vgpu,
 	}
 }
 
-/* The next vblank of @h after now: a whole number of frames from the epoch. */
+/*
+ * The next vblank of @h after now: a whole number of frames from the epoch.
+ * A type without a frame rate has no vblank to wait for: now.
+ */
 static u64 gpuvirt_display_next_vblank(struct gpuvirt_display *d,
 				       const struct gpuvirt_display_head *h)
 {
-	u64 frames = mul_u64_u32_div(ktime_get_ns() - h->vblank_epoch_ns,
-				     d->frl, NSEC_PER_SEC) + 1;
+	u64 frames;
+
+	if (!d->frl)
+		return ktime_get_ns();
+	frames = mul_u64_u32_div(ktime_get_ns() - h->vblank_epoch_ns,
+				 d->frl, NSEC_PER_SEC) + 1;
 
 	/* rounded up, so that the counter has reached the frame by then */
 	return h->vblank_epoch_ns +
@@ -114,7 +124,8 @@ static void gpuvirt_display_vblank_work(struct work_struct *work)
 						 display);
 
 	mutex_lock(&vgpu->lock);
-	if (gpuvirt_display_wants_irq(d)) {
+	/* a stopped device raises nothing; running again restarts this */
+	if (!vgpu->mig_stopped && gpuvirt_display_wants_irq(d)) {
 		vgpu->irq_status |= GPUVIRT_VGPU_IRQ_VBLANK;
 		gpuvirt_vgpu_irq_raise(vgpu);
 		schedule_delayed_work(&d->vblank_work,
@@ -151,6 +162,11 @@ void gpuvirt_display_init(struct gpuvirt_vgpu *vgpu)
 	struct gpuvirt_display *d = to_disp(vgpu);
 	const struct gpuvirt_profile *p = vgpu->type->profile;
 
+	/* a scanout base on a page: a page of the plane is a page of the slice */
+	BUILD_BUG_ON(GPUVIRT_VGPU_SCANOUT_ALIGN != PAGE_SIZE);
+	/* the largest BAR2 stays below the display range's page offsets */
+	BUILD_BUG_ON((roundup_pow_of_two(GPUVIRT_CUSTOM_VRAM_MAX) >> PAGE_SHIFT) >
+		     GPUVIRT_DISPLAY_PGOFF);
 	memset(&d->st, 0, sizeof(d->st));
 	d->heads = min_t(u32, p->heads, GPUVIRT_VGPU_HEADS_MAX);
 	d->max_width = p->max_width;
@@ -186,6 +202,33 @@ void gpuvirt_display_stop(struct gpuvirt_vgpu *vgpu)
 	cancel_delayed_work_sync(&to_disp(vgpu)->vblank_work);
 }
 
+/**
+ * gpuvirt_display_hold() - no vblank interrupt while the device is stopped
+ * @vgpu: the vGPU; its lock is held and mig_stopped was just set
+ *
+ * A vblank work already running waits for the lock, then sees mig_stopped
+ * and does nothing; one not yet started does not start.
+ */
+void gpuvirt_display_hold(struct gpuvirt_vgpu *vgpu)
+{
+	lockdep_assert_held(&vgpu->lock);
+	cancel_delayed_work(&to_disp(vgpu)->vblank_work);
+}
+
+/**
+ * gpuvirt_display_run() - the device runs again: vblanks resume
+ * @vgpu: the vGPU; its lock is held and mig_stopped was just cleared
+ */
+void gpuvirt_display_run(struct gpuvirt_vgpu *vgpu)
+{
+	struct gpuvirt_display *d = to_disp(vgpu);
+
+	lockdep_assert_held(&vgpu->lock);
+	if (gpuvirt_display_wants_irq(d))
+		mod_delayed_work(system_wq, &d->vblank_work,
+				 gpuvirt_display_period(d));
+}
+
 /* Why @m cannot be scanned out by head @head, or DERR_NONE. */
 static u32 gpuvirt_display_check(struct gpuvirt_vgpu *vgpu, unsigned int head,
 				 const struct gpuvirt_display_mode *m)
@@ -207,9 +250,9 @@ static u32 gpuvirt_display_check(struct gpuvirt_vgpu *vgpu, unsigned int head,
 		return GPUVIRT_VGPU_DERR_STRIDE;
 	if (!IS_ALIGNED(m->base, GPUVIRT_VGPU_SCANOUT_ALIGN))
 		return GPUVIRT_VGPU_DERR_ALIGN;
-	/* at most STRIDE_MAX times a u32: no overflow; nor can it wrap */
+	/* at most STRIDE_MAX times a u32: no overflow */
 	size = (u64)m->stride * m->height;
-	if (size > vgpu->vram_size || m->base > vgpu->vram_size - size)
+	if (!gpuvirt_slice_contains(vgpu->vram_size, m->base, size))
 		return GPUVIRT_VGPU_DERR_RANGE;
 	return GPUVIRT_VGPU_DERR_NONE;
 }
@@ -341,88 +384,100 @@ void gpuvirt_display_save(struct gpuvirt_vgpu *vgpu,
 	}
 }
 
+static bool gpuvirt_display_mode_zero(const struct gpuvirt_display_mode *m)
+{
+	return !m->base && !m->width && !m->height && !m->stride && !m->format;
+}
+
 /**
- * gpuvirt_display_load_check() - can this vGPU take the saved heads?
+ * gpuvirt_display_load_validate() - check the heads of a stream, all of them
  * @vgpu: the destination vGPU
- * @sv: the heads of a stream
+ * @sv: the heads of a stream: untrusted
+ * @st: filled in with the state to commit, when they pass
  *
- * Each head that is on must be one the type offers, and its mode (and a
- * waiting flip's) must pass the checks a commit passes here: no stream can
- * make a head scan out past the slice.
+ * The one check of the display's part of a stream, before anything is
+ * committed. Each field is checked whether the head is on or not: a head
+ * that is on must be one the type offers, and the mode it shows (and a
+ * waiting flip's) must pass the checks a commit passes here, inside this
+ * vGPU's slice; a head that is off shows nothing, so a stream that gives
+ * it a mode is refused. A waiting flip's mode on a head that is off is
+ * dropped (the guest cannot see it), and so is everything derived: the
+ * clock epochs, the flip deadline and the netlink summary are recomputed
+ * by gpuvirt_display_load_commit().
  *
  * Return: NULL, or why not.
  */
-const char *gpuvirt_display_load_check(struct gpuvirt_vgpu *vgpu,
-				       const struct gpuvirt_display_saved *sv)
+const char *gpuvirt_display_load_validate(struct gpuvirt_vgpu *vgpu,
+					  const struct gpuvirt_display_saved *sv,
+					  struct gpuvirt_display_state *st)
 {
 	const u32 ctrl = GPUVIRT_VGPU_HEAD_CTRL_ENABLE |
 			 GPUVIRT_VGPU_HEAD_CTRL_VBLANK_IRQ;
-	struct gpuvirt_display_mode m;
 	unsigned int i;
 
+	memset(st, 0, sizeof(*st));
 	for (i = 0; i < GPUVIRT_VGPU_HEADS_MAX; i++) {
 		const struct gpuvirt_display_saved_head *o = &sv->heads[i];
-		u32 control = le32_to_cpu(o->control);
-		u32 pending = le32_to_cpu(o->flip_pending);
+		struct gpuvirt_display_head *h = &st->heads[i];
 
-		if (control & ~ctrl || pending > 1 || o->reserved ||
-		    le32_to_cpu(o->error) > GPUVIRT_VGPU_DERR_ALIGN)
+		h->control = le32_to_cpu(o->control);
+		h->error = le32_to_cpu(o->error);
+		h->flip_pending = le32_to_cpu(o->flip_pending);
+		if (h->control & ~ctrl || h->flip_pending > 1 || o->reserved ||
+		    h->error > GPUVIRT_VGPU_DERR_ALIGN)
 			return "display head register out of range";
-		if (!(control & GPUVIRT_VGPU_HEAD_CTRL_ENABLE)) {
-			if (pending)
+		gpuvirt_display_mode_load(&h->staged, &o->staged);
+		gpuvirt_display_mode_load(&h->active, &o->active);
+		gpuvirt_display_mode_load(&h->pending, &o->pending);
+		h->vblank_base = le32_to_cpu(o->vblanks);
+		h->flips = le32_to_cpu(o->flips);
+		h->commits = le64_to_cpu(o->commits);
+		if (!(h->control & GPUVIRT_VGPU_HEAD_CTRL_ENABLE)) {
+			if (h->flip_pending)
 				return "display flip on a head that is off";
+			if (!gpuvirt_display_mode_zero(&h->active))
+				return "display head that is off with a scanout";
+			memset(&h->pending, 0, sizeof(h->pending));
 			continue;
 		}
-		gpuvirt_display_mode_load(&m, &o->active);
-		if (gpuvirt_display_check(vgpu, i, &m))
+		if (gpuvirt_display_check(vgpu, i, &h->active))
 			return "display mode the vGPU cannot scan out";
-		gpuvirt_display_mode_load(&m, &o->pending);
-		if (pending && gpuvirt_display_check(vgpu, i, &m))
+		if (!h->flip_pending)
+			memset(&h->pending, 0, sizeof(h->pending));
+		else if (gpuvirt_display_check(vgpu, i, &h->pending))
 			return "display flip the vGPU cannot scan out";
 	}
 	return NULL;
 }
 
 /**
- * gpuvirt_display_load() - take the heads of a stream
- * @vgpu: the vGPU; its lock is held
- * @sv: the heads, which gpuvirt_display_load_check() accepted
+ * gpuvirt_display_load_commit() - take the heads that passed validation
+ * @vgpu: the vGPU; its lock is held and the device is stopped
+ * @st: from gpuvirt_display_load_validate()
  *
  * The vblank counters go on from the saved counts at this vGPU's clock; a
  * waiting flip shows from the next vblank. Mappings of the display region
- * fault in again from the new plane.
+ * fault in again from the new plane. No vblank interrupt comes before the
+ * device runs (gpuvirt_display_run()).
  */
-void gpuvirt_display_load(struct gpuvirt_vgpu *vgpu,
-			  const struct gpuvirt_display_saved *sv)
+void gpuvirt_display_load_commit(struct gpuvirt_vgpu *vgpu,
+				 const struct gpuvirt_display_state *st)
 {
 	struct gpuvirt_display *d = to_disp(vgpu);
 	u64 now = ktime_get_ns();
 	unsigned int i;
 
 	lockdep_assert_held(&vgpu->lock);
+	d->st = *st;
 	for (i = 0; i < GPUVIRT_VGPU_HEADS_MAX; i++) {
-		const struct gpuvirt_display_saved_head *o = &sv->heads[i];
 		struct gpuvirt_display_head *h = &d->st.heads[i];
 
-		memset(h, 0, sizeof(*h));
-		gpuvirt_display_mode_load(&h->staged, &o->staged);
-		gpuvirt_display_mode_load(&h->active, &o->active);
-		gpuvirt_display_mode_load(&h->pending, &o->pending);
-		h->control = le32_to_cpu(o->control);
-		h->error = le32_to_cpu(o->error);
-		h->vblank_base = le32_to_cpu(o->vblanks);
 		h->vblank_epoch_ns = now;
-		h->flips = le32_to_cpu(o->flips);
-		h->commits = le64_to_cpu(o->commits);
-		h->flip_pending = le32_to_cpu(o->flip_pending);
 		if (h->flip_pending)
 			h->flip_due_ns = gpuvirt_display_next_vblank(d, h);
 		gpuvirt_display_publish(d, i);
 	}
 	gpuvirt_display_zap(vgpu);
-	if (gpuvirt_display_wants_irq(d))
-		schedule_delayed_work(&d->vblank_work,
-				      gpuvirt_display_period(d));
 }
 
 /* The head and register a BAR0 offset names, false if not a head's. */
@@ -557,7 +612,10 @@ bool gpuvirt_display_reg_write(struct gpuvirt_vgpu *vgpu, unsigned int reg,
 	return true;
 }
 
-/* Head 0's scanout, zero-sized while it is off; under the vGPU's lock. */
+/*
+ * Head 0's scanout, zero-sized while it is off, and whatever its state
+ * says, nothing that is not inside the slice; under the vGPU's lock.
+ */
 static void gpuvirt_display_primary(struct gpuvirt_vgpu *vgpu, u64 *base,
 				    u64 *size)
 {
@@ -566,6 +624,10 @@ static void gpuvirt_display_primary(struct gpuvirt_vgpu *vgpu, u64 *base,
 	gpuvirt_display_settle(vgpu, h);
 	*base = h->active.base;
 	*size = (u64)h->active.stride * h->active.height;
+	if (!(h->control & GPUVIRT_VGPU_HEAD_CTRL_ENABLE) ||
+	    !IS_ALIGNED(*base, PAGE_SIZE) ||
+	    !gpuvirt_slice_contains(vgpu->vram_size, *base, *size))
+		*size = 0;
 }
 
 /**
@@ -662,7 +724,6 @@ int gpuvirt_display_region_info(struct gpuvirt_vgpu *vgpu,
 static void gpuvirt_display_xfer(struct gpuvirt_vgpu *vgpu, u64 off,
 				 void *buf, size_t n)
 {
-	struct gpuvirt_gpu *gpu = vgpu->mp->gpu;
 	struct page *page = NULL;
 	u64 base, size;
 	void *p;
@@ -671,10 +732,8 @@ static void gpuvirt_display_xfer(struct gpuvirt_vgpu *vgpu, u64 off,
 	mutex_lock(&vgpu->lock);
 	gpuvirt_display_primary(vgpu, &base, &size);
 	mutex_unlock(&vgpu->lock);
-	/* base + size lies in the slice: checked when committed */
 	if (off < size)
-		page = gpu->ops->vram_page(gpu, vgpu->vram_offset + base + off,
-					   false);
+		page = gpuvirt_vgpu_slice_page(vgpu, base + off, n, false);
 	if (IS_ERR_OR_NULL(page)) {
 		memset(buf, 0, n);	/* off, past the plane, or unbacked */
 		goto out;
@@ -760,7 +819,6 @@ static vm_fault_t gpuvirt_display_vm_fault(struct vm_fault *vmf)
 	struct gpuvirt_display *d = to_disp(vgpu);
 	unsigned long first = vgpu->bar2_pgoff + GPUVIRT_DISPLAY_PGOFF;
 	u64 off = (u64)(vmf->pgoff - first) << PAGE_SHIFT, base, size;
-	struct gpuvirt_gpu *gpu = vgpu->mp->gpu;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 	struct page *page = NULL;
 	int err;
@@ -771,8 +829,8 @@ static vm_fault_t gpuvirt_display_vm_fault(struct vm_fault *vmf)
 	mutex_lock(&vgpu->lock);
 	gpuvirt_display_primary(vgpu, &base, &size);
 	if (off < size) {
-		page = gpu->ops->vram_page(gpu, vgpu->vram_offset + base + off,
-					   true);
+		page = gpuvirt_vgpu_slice_page(vgpu, base + off, PAGE_SIZE,
+					       true);
 		if (IS_ERR(page))
 			page = NULL;	/* out of backing: show blank */
 	}
@@ -814,6 +872,10 @@ int gpuvirt_display_mmap(struct gpuvirt_vgpu *vgpu, struct vm_area_struct *vma,
 
 	if (start >= vgpu->vram_size || len > vgpu->vram_size - start ||
 	    !(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_WRITE))
+		return -EINVAL;
+	/* BAR2's pages below, the vGPU's next range above: never shared */
+	if (vgpu->bar2_size >> PAGE_SHIFT > GPUVIRT_DISPLAY_PGOFF ||
+	    DIV_ROUND_UP(vgpu->vram_size, PAGE_SIZE) > GPUVIRT_DISPLAY_PGOFF)
 		return -EINVAL;
 	blank = alloc_page(GFP_KERNEL | __GFP_ZERO);
 	if (!blank)

@@ -179,12 +179,15 @@ struct gpuvirt_display {
 void gpuvirt_display_init(struct gpuvirt_vgpu *vgpu);
 void gpuvirt_display_save(struct gpuvirt_vgpu *vgpu,
 			  struct gpuvirt_display_saved *sv);
-const char *gpuvirt_display_load_check(struct gpuvirt_vgpu *vgpu,
-				       const struct gpuvirt_display_saved *sv);
-void gpuvirt_display_load(struct gpuvirt_vgpu *vgpu,
-			  const struct gpuvirt_display_saved *sv);
+const char *gpuvirt_display_load_validate(struct gpuvirt_vgpu *vgpu,
+					  const struct gpuvirt_display_saved *sv,
+					  struct gpuvirt_display_state *st);
+void gpuvirt_display_load_commit(struct gpuvirt_vgpu *vgpu,
+				 const struct gpuvirt_display_state *st);
 void gpuvirt_display_reset(struct gpuvirt_vgpu *vgpu);
 void gpuvirt_display_stop(struct gpuvirt_vgpu *vgpu);
+void gpuvirt_display_hold(struct gpuvirt_vgpu *vgpu);
+void gpuvirt_display_run(struct gpuvirt_vgpu *vgpu);
 void gpuvirt_display_debugfs_add(struct gpuvirt_vgpu *vgpu);
 bool gpuvirt_display_frl(struct gpuvirt_vgpu *vgpu);
 void gpuvirt_display_summary(struct gpuvirt_vgpu *vgpu,

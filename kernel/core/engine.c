@@ -78,11 +78,10 @@ int gpuvirt_sched_policy_parse(const char *name)
 /* One dword of the vGPU's VRAM; the caller checked the offset. */
 static int gpuvirt_engine_read32(struct gpuvirt_vgpu *vgpu, u64 off, u32 *val)
 {
-	struct gpuvirt_gpu *gpu = vgpu->mp->gpu;
 	struct page *page;
 	void *p;
 
-	page = gpu->ops->vram_page(gpu, vgpu->vram_offset + off, false);
+	page = gpuvirt_vgpu_slice_page(vgpu, off, sizeof(*val), false);
 	if (IS_ERR(page))
 		return PTR_ERR(page);
 	if (!page) {
@@ -90,7 +89,7 @@ static int gpuvirt_engine_read32(struct gpuvirt_vgpu *vgpu, u64 off, u32 *val)
 		return 0;
 	}
 	p = kmap_local_page(page);
-	*val = *(u32 *)(p + offset_in_page(vgpu->vram_offset + off));
+	*val = *(u32 *)(p + offset_in_page(off));
 	kunmap_local(p);
 	put_page(page);
 	return 0;
@@ -98,7 +97,7 @@ static int gpuvirt_engine_read32(struct gpuvirt_vgpu *vgpu, u64 off, u32 *val)
 
 static bool gpuvirt_engine_in_slice(struct gpuvirt_vgpu *vgpu, u64 off, u64 len)
 {
-	return len <= vgpu->vram_size && off <= vgpu->vram_size - len;
+	return gpuvirt_slice_contains(vgpu->vram_size, off, len);
 }
 
 static u64 gpuvirt_engine_arg64(const u32 *dw, unsigned int i)
@@ -133,8 +132,8 @@ static u32 gpuvirt_engine_decode(struct gpuvirt_vgpu *vgpu)
 	int err;
 
 	/* the doorbell checked the ring; never trust that blindly */
-	if (r->head >= r->size || r->tail >= r->size || r->size > vgpu->vram_size ||
-	    r->base > vgpu->vram_size - r->size)
+	if (r->head >= r->size || r->tail >= r->size ||
+	    !gpuvirt_slice_contains(vgpu->vram_size, r->base, r->size))
 		return GPUVIRT_VGPU_ERR_RING;
 
 	err = gpuvirt_engine_read32(vgpu, r->base + r->head, &dw[0]);

@@ -712,8 +712,13 @@ static ssize_t gpuvirt_migf_write(struct file *filp, const char __user *ubuf,
 			break;
 		}
 		n = min(len - done, f->need - f->buf_len);
+		/*
+		 * A fault consumes nothing of this piece: the write is short
+		 * (or fails with EFAULT), and the VMM may write the rest.
+		 */
 		if (copy_from_user(f->buf + f->buf_len, ubuf + done, n)) {
-			ret = -EFAULT;
+			if (!done)
+				ret = -EFAULT;
 			break;
 		}
 		f->buf_len += n;
@@ -726,7 +731,12 @@ static ssize_t gpuvirt_migf_write(struct file *filp, const char __user *ubuf,
 		}
 	}
 	gpuvirt_migration_count(f->m, &f->m->stats.bytes_resumed, done);
-	if (ret == -EINVAL) {
+	/*
+	 * A part taken in vain (refused, or a page with no backing) consumed
+	 * its bytes and moved the CRC: the stream cannot go on, whatever the
+	 * VMM writes next.
+	 */
+	if (ret && ret != -EFAULT) {
 		f->broken = true;
 		gpuvirt_migration_count(f->m, &f->m->stats.refused, 1);
 	}
@@ -1047,6 +1057,11 @@ void gpuvirt_migration_reset(struct gpuvirt_migration *m)
 	bool changed;
 
 	mutex_lock(&m->state_mutex);
+	/*
+	 * The data files first: once disabled (under each file's lock) no
+	 * resume write can store a page, so none lands after the zeroing.
+	 */
+	gpuvirt_migration_drop_files(m);
 	m->ops->reset(m);
 	changed = gpuvirt_migration_to_running(m);
 	mutex_unlock(&m->state_mutex);

@@ -19,6 +19,21 @@ struct gpuvirt_gpu;
 struct gpuvirt_migration;
 struct gpuvirt_migf;
 
+/**
+ * gpuvirt_slice_contains() - is [@off, @off + @len) inside a slice?
+ * @size: the slice's size in bytes
+ * @off: an offset in the slice, as a guest or a VMM gave it: untrusted
+ * @len: bytes from @off
+ *
+ * The one range check of every guest- or VMM-given VRAM offset before it
+ * becomes an address (gpuvirt_vgpu_slice_page(), the ring and packet
+ * checks, a stream's page records): no overflow for any values.
+ */
+static inline bool gpuvirt_slice_contains(u64 size, u64 off, u64 len)
+{
+	return len <= size && off <= size - len;
+}
+
 /* Stream format: "GVLM", version 1. All fields little-endian. */
 #define GPUVIRT_MIGRATION_MAGIC		0x4d4c5647
 #define GPUVIRT_MIGRATION_VERSION	1

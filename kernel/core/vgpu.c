@@ -172,6 +172,10 @@ void gpuvirt_vgpu_irq_raise(struct gpuvirt_vgpu *vgpu)
 	lockdep_assert_held(&vgpu->lock);
 	if (!vgpu->irq_status)
 		return;
+	if (vgpu->mig_stopped) {
+		vgpu->irq_held = true;	/* signalled when it runs */
+		return;
+	}
 	msi = cfg_get(vgpu->cfg, m + PCI_MSI_FLAGS, 2);
 	cmd = cfg_get(vgpu->cfg, PCI_COMMAND, 2);
 	if (msi & PCI_MSI_FLAGS_ENABLE) {
@@ -269,7 +273,7 @@ static void gpuvirt_vgpu_doorbell(struct gpuvirt_vgpu *vgpu, u32 tail)
 		return;		/* ring off: nothing to ring */
 	if (!is_power_of_2(r->size) || r->size < GPUVIRT_VGPU_RING_SIZE_MIN ||
 	    r->size > GPUVIRT_VGPU_RING_SIZE_MAX || (r->base & 0xfff) ||
-	    r->size > vgpu->vram_size || r->base > vgpu->vram_size - r->size ||
+	    !gpuvirt_slice_contains(vgpu->vram_size, r->base, r->size) ||
 	    tail >= r->size || (tail & 3)) {
 		/* TAIL keeps its last valid value, so HEAD never leaves the ring */
 		if (!r->error) {
@@ -454,6 +458,31 @@ static ssize_t gpuvirt_vgpu_rw_small(struct gpuvirt_vgpu *vgpu, u64 pos,
 	return done;
 }
 
+/**
+ * gpuvirt_vgpu_slice_page() - the host page behind a byte of the slice
+ * @vgpu: the vGPU
+ * @off: offset in its slice, from the guest or the VMM: untrusted
+ * @len: bytes to be accessed from @off, within one page
+ * @alloc: back the page if it is not
+ *
+ * Every guest- or VMM-given offset becomes a VRAM address here, and only
+ * here: it is checked against this vGPU's slice, not the GPU's VRAM, and
+ * the access may not run past the page.
+ *
+ * Return: the page with a reference held, NULL if it is not backed and
+ * !@alloc, ERR_PTR(-EFAULT) for a range outside the slice or across a
+ * page, or the backend's error.
+ */
+struct page *gpuvirt_vgpu_slice_page(struct gpuvirt_vgpu *vgpu, u64 off,
+				     size_t len, bool alloc)
+{
+	if (!gpuvirt_slice_contains(vgpu->vram_size, off, len) ||
+	    len > PAGE_SIZE - offset_in_page(off))
+		return ERR_PTR(-EFAULT);
+	return vgpu_ops(vgpu)->vram_page(vgpu->mp->gpu, vgpu->vram_offset + off,
+					 alloc);
+}
+
 /*
  * One piece of BAR2, within one page, between the slice and @buf. Past the
  * slice, up to the power-of-two BAR size, reads return zero and writes are
@@ -472,8 +501,7 @@ static int gpuvirt_vgpu_vram_xfer(struct gpuvirt_vgpu *vgpu, u64 off,
 		goto out;
 	}
 	if (off < vgpu->vram_size) {
-		page = vgpu_ops(vgpu)->vram_page(vgpu->mp->gpu,
-						 vgpu->vram_offset + off, write);
+		page = gpuvirt_vgpu_slice_page(vgpu, off, n, write);
 		if (IS_ERR(page)) {
 			err = PTR_ERR(page);
 			goto out;
@@ -613,9 +641,8 @@ static int gpuvirt_vgpu_map_page(struct gpuvirt_vgpu *vgpu,
 	struct page *page;
 	int err;
 
-	page = vgpu_ops(vgpu)->vram_page(vgpu->mp->gpu,
-					 vgpu->vram_offset + ((u64)pg << PAGE_SHIFT),
-					 alloc);
+	page = gpuvirt_vgpu_slice_page(vgpu, (u64)pg << PAGE_SHIFT, PAGE_SIZE,
+				       alloc);
 	if (IS_ERR(page))
 		return -ENOSPC;
 	if (!page)
@@ -737,7 +764,7 @@ static void gpuvirt_vgpu_reset(struct gpuvirt_vgpu *vgpu)
 	gpuvirt_vgpu_cfg_init(vgpu);
 	vgpu->scratch = 0;
 	vgpu->irq_status = 0;
-	vgpu->mig_resumed = false;
+	vgpu->irq_held = false;
 	memset(&vgpu->ring, 0, sizeof(vgpu->ring));
 	gpuvirt_display_reset(vgpu);	/* display hook */
 	gpuvirt_sched_kick(vgpu);	/* nothing to run any more */
@@ -1063,7 +1090,7 @@ static void gpuvirt_vgpu_close(struct vfio_device *vdev)
 
 	/* ending a migration at close signals nobody */
 	mutex_lock(&vgpu->lock);
-	vgpu->mig_resumed = false;
+	vgpu->irq_held = false;
 	mutex_unlock(&vgpu->lock);
 	gpuvirt_migration_close(&vgpu->mig);
 	gpuvirt_sched_detach(vgpu);
@@ -1188,9 +1215,14 @@ static void gpuvirt_vgpu_mig_stop(struct gpuvirt_migration *m, bool stop)
 
 	mutex_lock(&vgpu->lock);
 	vgpu->mig_stopped = stop;
-	if (!stop && vgpu->mig_resumed) {
-		vgpu->mig_resumed = false;
-		gpuvirt_vgpu_irq_raise(vgpu);
+	if (stop) {
+		gpuvirt_display_hold(vgpu);
+	} else {
+		if (vgpu->irq_held) {
+			vgpu->irq_held = false;
+			gpuvirt_vgpu_irq_raise(vgpu);
+		}
+		gpuvirt_display_run(vgpu);
 	}
 	gpuvirt_sched_kick(vgpu);
 	mutex_unlock(&vgpu->lock);
@@ -1255,7 +1287,7 @@ static const char *gpuvirt_vgpu_mig_check(struct gpuvirt_vgpu *vgpu,
 		       "ring off with work" : NULL;
 	if (!is_power_of_2(r->size) || r->size < GPUVIRT_VGPU_RING_SIZE_MIN ||
 	    r->size > GPUVIRT_VGPU_RING_SIZE_MAX || (r->base & 0xfff) ||
-	    r->size > vgpu->vram_size || r->base > vgpu->vram_size - r->size)
+	    !gpuvirt_slice_contains(vgpu->vram_size, r->base, r->size))
 		return "ring outside the slice";
 	if (r->head >= r->size || r->tail >= r->size || ((r->head | r->tail) & 3))
 		return "ring head or tail out of range";
@@ -1268,7 +1300,7 @@ static const char *gpuvirt_vgpu_mig_check(struct gpuvirt_vgpu *vgpu,
 	case GPUVIRT_CMD_NOP:
 		return NULL;
 	case GPUVIRT_CMD_COPY:
-		if (c->len > vgpu->vram_size || c->src > vgpu->vram_size - c->len)
+		if (!gpuvirt_slice_contains(vgpu->vram_size, c->src, c->len))
 			return "packet in progress outside the slice";
 		fallthrough;
 	case GPUVIRT_CMD_WRITE:
@@ -1277,7 +1309,7 @@ static const char *gpuvirt_vgpu_mig_check(struct gpuvirt_vgpu *vgpu,
 		if (c->op == GPUVIRT_CMD_COMPUTE &&
 		    c->len > GPUVIRT_VGPU_COMPUTE_MAX_US)
 			return "packet in progress out of range";
-		if (len > vgpu->vram_size || c->dst > vgpu->vram_size - len)
+		if (!gpuvirt_slice_contains(vgpu->vram_size, c->dst, len))
 			return "packet in progress outside the slice";
 		return NULL;
 	default:
@@ -1285,43 +1317,70 @@ static const char *gpuvirt_vgpu_mig_check(struct gpuvirt_vgpu *vgpu,
 	}
 }
 
+/*
+ * Validate the device state of a stream, every object of it, into @r and
+ * @disp; nothing is committed. NULL, or why it is refused.
+ */
+static const char *gpuvirt_vgpu_mig_validate(struct gpuvirt_vgpu *vgpu,
+					     const struct gpuvirt_vgpu_saved *sv,
+					     struct gpuvirt_vgpu_ring *r,
+					     struct gpuvirt_display_state *disp)
+{
+	const char *bad;
+
+	if (le32_to_cpu(sv->cmd_active) > 1 || sv->reserved)
+		return "reserved fields set";
+	memset(r, 0, sizeof(*r));
+	r->size = le32_to_cpu(sv->ring_size);
+	r->head = le32_to_cpu(sv->ring_head);
+	r->tail = le32_to_cpu(sv->ring_tail);
+	r->fence = le32_to_cpu(sv->ring_fence);
+	r->error = le32_to_cpu(sv->ring_error);
+	r->error_head = le32_to_cpu(sv->ring_error_head);
+	r->base = le64_to_cpu(sv->ring_base);
+	r->done = le64_to_cpu(sv->ring_done);
+	r->busy_ns = le64_to_cpu(sv->ring_busy_ns);
+	r->cmd_active = le32_to_cpu(sv->cmd_active);
+	if (r->cmd_active) {
+		r->cmd_dwords = le32_to_cpu(sv->cmd_dwords);
+		r->cmd_header = le32_to_cpu(sv->cmd_header);
+		r->cmd_seqno = le32_to_cpu(sv->cmd_seqno);
+		r->cmd.op = le32_to_cpu(sv->cmd_op);
+		r->cmd.dst = le64_to_cpu(sv->cmd_dst);
+		r->cmd.src = le64_to_cpu(sv->cmd_src);
+		r->cmd.len = le64_to_cpu(sv->cmd_len);
+		r->cmd.value = le64_to_cpu(sv->cmd_value);
+		r->cmd.done = le64_to_cpu(sv->cmd_done);
+		r->cmd.state = le64_to_cpu(sv->cmd_state);
+	}
+	bad = gpuvirt_vgpu_mig_check(vgpu, r);
+	if (bad)
+		return bad;
+	return gpuvirt_display_load_validate(vgpu, &sv->display, disp);
+}
+
+/*
+ * Take the device state of a stream: everything is validated first, then
+ * committed in one step under the locks. Config space keeps the bits the
+ * type owns; the interrupt causes keep only the defined ones.
+ */
 static int gpuvirt_vgpu_mig_load(struct gpuvirt_migration *m, const void *buf)
 {
 	struct gpuvirt_vgpu *vgpu = mig_to_vgpu(m);
 	const struct gpuvirt_vgpu_saved *sv = buf;
-	struct gpuvirt_vgpu_ring r = {};
+	struct gpuvirt_display_state *disp;
+	struct gpuvirt_vgpu_ring r;
 	const char *bad;
 	unsigned int i;
 
-	r.size = le32_to_cpu(sv->ring_size);
-	r.head = le32_to_cpu(sv->ring_head);
-	r.tail = le32_to_cpu(sv->ring_tail);
-	r.fence = le32_to_cpu(sv->ring_fence);
-	r.error = le32_to_cpu(sv->ring_error);
-	r.error_head = le32_to_cpu(sv->ring_error_head);
-	r.base = le64_to_cpu(sv->ring_base);
-	r.done = le64_to_cpu(sv->ring_done);
-	r.busy_ns = le64_to_cpu(sv->ring_busy_ns);
-	r.cmd_active = le32_to_cpu(sv->cmd_active);
-	if (r.cmd_active) {
-		r.cmd_dwords = le32_to_cpu(sv->cmd_dwords);
-		r.cmd_header = le32_to_cpu(sv->cmd_header);
-		r.cmd_seqno = le32_to_cpu(sv->cmd_seqno);
-		r.cmd.op = le32_to_cpu(sv->cmd_op);
-		r.cmd.dst = le64_to_cpu(sv->cmd_dst);
-		r.cmd.src = le64_to_cpu(sv->cmd_src);
-		r.cmd.len = le64_to_cpu(sv->cmd_len);
-		r.cmd.value = le64_to_cpu(sv->cmd_value);
-		r.cmd.done = le64_to_cpu(sv->cmd_done);
-		r.cmd.state = le64_to_cpu(sv->cmd_state);
-	}
-	if (le32_to_cpu(sv->cmd_active) > 1 || sv->reserved)
-		return gpuvirt_vgpu_mig_refuse(vgpu, "reserved fields set");
-	bad = gpuvirt_vgpu_mig_check(vgpu, &r);
-	if (!bad)
-		bad = gpuvirt_display_load_check(vgpu, &sv->display);
-	if (bad)
+	disp = kmalloc(sizeof(*disp), GFP_KERNEL);
+	if (!disp)
+		return -ENOMEM;
+	bad = gpuvirt_vgpu_mig_validate(vgpu, sv, &r, disp);
+	if (bad) {
+		kfree(disp);
 		return gpuvirt_vgpu_mig_refuse(vgpu, bad);
+	}
 
 	/* the command register may turn Memory Space off: revoke mappings */
 	down_write(&vgpu->memory_lock);
@@ -1336,11 +1395,12 @@ static int gpuvirt_vgpu_mig_load(struct gpuvirt_migration *m, const void *buf)
 			   (GPUVIRT_VGPU_IRQ_SW | GPUVIRT_VGPU_IRQ_FENCE |
 			    GPUVIRT_VGPU_IRQ_ERROR | GPUVIRT_VGPU_IRQ_VBLANK);
 	vgpu->ring = r;
-	vgpu->mig_resumed = true;
-	gpuvirt_display_load(vgpu, &sv->display);
+	vgpu->irq_held = true;
+	gpuvirt_display_load_commit(vgpu, disp);
 	gpuvirt_sched_kick(vgpu);
 	mutex_unlock(&vgpu->lock);
 	up_write(&vgpu->memory_lock);
+	kfree(disp);
 	return 0;
 }
 

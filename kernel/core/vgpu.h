@@ -279,9 +279,10 @@ struct gpuvirt_vgpu_stats {
  *	under @lock
  * @mig_stopped: migration stopped the device (STOP, STOP_COPY, RESUMING):
  *	the engine must not run it; it stops at a packet or chunk boundary
- * @mig_resumed: a migration stream was loaded and the device has not run
- *	since: the interrupt causes it brought are signalled when it runs,
- *	on the destination VMM's eventfds
+ * @irq_held: interrupt causes are pending that no eventfd has seen: a
+ *	migration stream brought them, or they were raised while the device
+ *	was stopped, which signals nothing (linux/vfio.h). They are signalled
+ *	when it runs, on the (destination) VMM's eventfds
  * @slot: the vGPU's policy slot and execution context id; fixed from init
  *	to release
  * @stats: scheduling telemetry, under the GPU's sched lock
@@ -321,7 +322,7 @@ struct gpuvirt_vgpu {
 	bool retiring;
 	struct gpuvirt_display display;
 	bool mig_stopped;
-	bool mig_resumed;
+	bool irq_held;
 
 	int slot;
 	struct gpuvirt_vgpu_stats stats;
@@ -388,6 +389,8 @@ bool gpuvirt_mdev_mixed(struct gpuvirt_mdev_parent *mp);
 extern const struct vfio_device_ops gpuvirt_vgpu_ops;
 
 void gpuvirt_vgpu_irq_raise(struct gpuvirt_vgpu *vgpu);
+struct page *gpuvirt_vgpu_slice_page(struct gpuvirt_vgpu *vgpu, u64 off,
+				     size_t len, bool alloc);
 
 int gpuvirt_sched_start(struct gpuvirt_mdev_parent *mp);
 void gpuvirt_sched_stop(struct gpuvirt_mdev_parent *mp);

@@ -14,6 +14,7 @@
 #include <linux/pci_regs.h>
 #include <linux/vfio.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
@@ -1119,6 +1120,489 @@ TEST_F(mig, client_sequence_on_vgpus)
 	ASSERT_EQ(0, qemu_resume(b.device, &s));
 	EXPECT_EQ(0xc0ffee, reg(b.device, GPUVIRT_VGPU_REG_SCRATCH));
 	EXPECT_EQ(1, mig_kv(UUID_B, "resumes"));
+	stream_free(&s);
+	vfio_close(&b);
+	vfio_close(&a);
+}
+
+/*
+ * Security: a stream and the VMM that writes it are untrusted
+ * (vgpu-abi.rst, "Security"). These tests patch a real stream as a hostile
+ * VMM would, reseal it with a correct CRC, and check what the device then
+ * shows and does.
+ */
+
+/* Record tags and the display's part of STATE (kernel/core/display.h). */
+#define REC_PAGE	1
+#define REC_STATE	3
+#define REC_END		4
+#define SAVED_MODE	24	/* base, width, height, stride, format */
+#define SAVED_HEAD	(3 * SAVED_MODE + 32)
+#define SAVED_HEADS	4	/* at the end of STATE */
+#define NEIGHBOUR	171	/* the neighbour's pattern byte */
+#define PLANE_W		256
+#define PLANE_H		256
+#define PLANE_LEN	(PLANE_W * 4 * PLANE_H)
+#define SLICE		(4ULL << 30)	/* H200-4C */
+
+/* The kernel's crc32_le(): reflected, polynomial 0xedb88320, no final xor. */
+static uint32_t crc32_le(uint32_t crc, const uint8_t *p, size_t n)
+{
+	unsigned int k;
+
+	while (n--) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xedb88320 & -(crc & 1));
+	}
+	return crc;
+}
+
+/* The offset of the first record with @tag, or 0. */
+static size_t stream_find(const struct stream *s, uint32_t tag)
+{
+	size_t off = HDR_SIZE;
+	uint32_t t, len;
+
+	while (off + REC_SIZE <= s->len) {
+		memcpy(&t, s->p + off, 4);
+		memcpy(&len, s->p + off + 4, 4);
+		if (t == tag)
+			return off;
+		off += REC_SIZE + len;
+	}
+	return 0;
+}
+
+/* Recompute the END record's CRC, as a VMM forging a stream would. */
+static void stream_reseal(struct stream *s)
+{
+	size_t end = stream_find(s, REC_END);
+	uint64_t crc;
+
+	if (!end)
+		return;
+	crc = crc32_le(~0U, s->p, end);
+	memcpy(s->p + end + 8, &crc, 8);
+}
+
+/* Head @h of the STATE record in @s. */
+static uint8_t *stream_head(const struct stream *s, unsigned int h)
+{
+	size_t st = stream_find(s, REC_STATE);
+	uint32_t len;
+
+	if (!st)
+		return NULL;
+	memcpy(&len, s->p + st + 4, 4);
+	return s->p + st + REC_SIZE + len - SAVED_HEADS * SAVED_HEAD +
+	       h * SAVED_HEAD;
+}
+
+/* Set a saved mode: which 0 staged, 1 active, 2 pending. */
+static void saved_mode(uint8_t *head, unsigned int which, uint64_t base,
+		       uint32_t w, uint32_t h, uint32_t stride)
+{
+	uint8_t *m = head + which * SAVED_MODE;
+	uint32_t fmt = GPUVIRT_VGPU_FMT_XRGB8888;
+
+	memcpy(m, &base, 8);
+	memcpy(m + 8, &w, 4);
+	memcpy(m + 12, &h, 4);
+	memcpy(m + 16, &stride, 4);
+	memcpy(m + 20, &fmt, 4);
+}
+
+/* How many bytes of @p are the neighbour's pattern. */
+static size_t neighbour_bytes(const uint8_t *p, size_t n)
+{
+	size_t i, hits = 0;
+
+	for (i = 0; i < n; i++)
+		hits += p[i] == NEIGHBOUR;
+	return hits;
+}
+
+/*
+ * What the display region of @fd shows, by pread and through a mapping:
+ * the bytes of the neighbour's pattern found in the first PLANE_LEN.
+ */
+static size_t display_leak(struct __test_metadata *_metadata, int fd)
+{
+	struct vfio_device_gfx_plane_info pl = {
+		.argsz = sizeof(pl), .flags = VFIO_GFX_PLANE_TYPE_REGION,
+	};
+	struct vfio_region_info ri = {
+		.argsz = sizeof(ri), .index = GPUVIRT_VGPU_DISPLAY_REGION,
+	};
+	uint8_t *buf = malloc(PLANE_LEN), *map;
+	size_t hits;
+
+	EXPECT_EQ(0, ioctl(fd, VFIO_DEVICE_QUERY_GFX_PLANE, &pl));
+	TH_LOG("plane: %ux%u stride %u size %u", pl.width, pl.height,
+	       pl.stride, pl.size);
+	EXPECT_EQ(PLANE_LEN, pread(fd, buf, PLANE_LEN,
+				   VGPU_REGION(GPUVIRT_VGPU_DISPLAY_REGION)));
+	hits = neighbour_bytes(buf, PLANE_LEN);
+	EXPECT_EQ(0, ioctl(fd, VFIO_DEVICE_GET_REGION_INFO, &ri));
+	map = mmap(NULL, PLANE_LEN, PROT_READ, MAP_SHARED, fd, ri.offset);
+	EXPECT_NE(MAP_FAILED, map);
+	if (map != MAP_FAILED) {
+		hits += neighbour_bytes(map, PLANE_LEN);
+		munmap(map, PLANE_LEN);
+	}
+	free(buf);
+	return hits;
+}
+
+/*
+ * Finding of the review: a head that is off carried an active mode the
+ * destination never checked, and the display region read it, so a stream
+ * could point head 0 at a neighbour's slice, or past a page. Such a
+ * stream is refused, or shows nothing outside the slice.
+ */
+TEST_F(mig, off_head_cannot_scan_out_past_the_slice)
+{
+	static const uint64_t bases[] = {
+		SLICE, SLICE - 2048, SLICE - PLANE_LEN / 2, 2048,
+		SLICE + (64ULL << 30), ~0ULL & ~0xfffULL, -SLICE, -2 * SLICE,
+	};
+	struct vfio_user a, b;
+	struct stream s = { 0 }, bad = { 0 };
+	uint8_t *pat = malloc(1 << 20), *head;
+	unsigned int i, refused = 0;
+	char line[512];
+	int rc;
+
+	ASSERT_NE(NULL, pat);
+	ASSERT_EQ(0, vfio_open(&a, UUID_A));
+	ASSERT_EQ(0, vfio_open(&b, UUID_B));
+	/* the neighbour B holds 1 MiB of its pattern at the start of its slice */
+	memset(pat, NEIGHBOUR, 1 << 20);
+	ASSERT_EQ(0, cfg_wr(b.device, PCI_COMMAND, PCI_COMMAND_MEMORY, 2));
+	ASSERT_EQ(1 << 20, pwrite(b.device, pat, 1 << 20,
+				  VGPU_REGION(VFIO_PCI_BAR2_REGION_INDEX)));
+	save_stopped(_metadata, a.device, &s);
+	ASSERT_EQ(0, mig_set(a.device, VFIO_DEVICE_STATE_RUNNING, NULL));
+	bad.p = malloc(s.len);
+	bad.len = s.len;
+	ASSERT_NE(NULL, bad.p);
+
+	for (i = 0; i < ARRAY_SIZE(bases); i++) {
+		TH_LOG("head 0 off, active base 0x%llx",
+		       (unsigned long long)bases[i]);
+		memcpy(bad.p, s.p, s.len);
+		head = stream_head(&bad, 0);
+		ASSERT_NE(NULL, head);
+		saved_mode(head, 1, bases[i], PLANE_W, PLANE_H, PLANE_W * 4);
+		stream_reseal(&bad);
+		rc = resume(a.device, bad.p, bad.len);
+		if (rc) {
+			EXPECT_EQ(-EINVAL, rc);
+			EXPECT_TRUE(gv_kmsg_find(self->kmsg, "migration stream refused"));
+			back_to_running(_metadata, a.device);
+			refused++;
+			continue;
+		}
+		ASSERT_EQ(0, mig_set(a.device, VFIO_DEVICE_STATE_RUNNING, NULL));
+		EXPECT_EQ(0, display_leak(_metadata, a.device));
+		/* what the hardware scans out: nothing, the head is off */
+		snprintf(line, sizeof(line), VGPU_DEBUGFS "%s/display", UUID_A);
+		EXPECT_EQ(0, gv_kv(line, "head0", line, sizeof(line)));
+		EXPECT_NE(NULL, strstr(line, "enabled=0 ")) TH_LOG("%s", line);
+		EXPECT_NE(NULL, strstr(line, "base=0x0 ")) TH_LOG("%s", line);
+	}
+	TH_LOG("%u of %zu streams refused", refused, ARRAY_SIZE(bases));
+	/* the neighbour is unharmed */
+	ASSERT_EQ(1 << 20, pread(b.device, pat, 1 << 20,
+				 VGPU_REGION(VFIO_PCI_BAR2_REGION_INDEX)));
+	EXPECT_EQ(1u << 20, neighbour_bytes(pat, 1 << 20));
+	free(pat);
+	stream_free(&bad);
+	stream_free(&s);
+	vfio_close(&b);
+	vfio_close(&a);
+}
+
+/* Head 0 on at 640x480 with its vblank interrupt, on MSI to @efd. */
+static void vblank_on(struct __test_metadata *_metadata, int fd, int efd)
+{
+	ASSERT_EQ(0, cfg_wr(fd, PCI_COMMAND,
+			    PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER, 2));
+	ASSERT_EQ(0, cfg_wr(fd, 0x44, 0xfee00000, 4));
+	ASSERT_EQ(0, cfg_wr(fd, 0x4c, 0x4041, 2));
+	ASSERT_EQ(0, cfg_wr(fd, 0x42, PCI_MSI_FLAGS_ENABLE | PCI_MSI_FLAGS_64BIT, 2));
+	ASSERT_EQ(0, vgpu_client_set_irq(fd, VFIO_PCI_MSI_IRQ_INDEX, efd));
+	ASSERT_EQ(0, vgpu_reg_write(fd, HEAD(0, BASE_LO), 0));
+	ASSERT_EQ(0, vgpu_reg_write(fd, HEAD(0, BASE_HI), 0));
+	ASSERT_EQ(0, vgpu_reg_write(fd, HEAD(0, WIDTH), 640));
+	ASSERT_EQ(0, vgpu_reg_write(fd, HEAD(0, HEIGHT), 480));
+	ASSERT_EQ(0, vgpu_reg_write(fd, HEAD(0, STRIDE), 640 * 4));
+	ASSERT_EQ(0, vgpu_reg_write(fd, HEAD(0, FORMAT), GPUVIRT_VGPU_FMT_XRGB8888));
+	ASSERT_EQ(0, vgpu_reg_write(fd, HEAD(0, CONTROL),
+				    GPUVIRT_VGPU_HEAD_CTRL_ENABLE |
+				    GPUVIRT_VGPU_HEAD_CTRL_VBLANK_IRQ));
+}
+
+/* Does @efd get signalled within @ms? Its count is consumed. */
+static bool signalled(int efd, int ms)
+{
+	struct pollfd p = { .fd = efd, .events = POLLIN };
+	uint64_t n;
+
+	if (poll(&p, 1, ms) != 1)
+		return false;
+	return read(efd, &n, sizeof(n)) == sizeof(n);
+}
+
+/*
+ * A stopped device raises no interrupt and changes no state (linux/vfio.h):
+ * in STOP, STOP_COPY and RESUMING no eventfd is signalled and IRQ_STATUS
+ * holds still, though head 0 asks for vblank interrupts; they come again
+ * once the device runs. The wait is several frames at the type's 60 Hz.
+ */
+TEST_F(mig, stopped_device_raises_no_interrupt)
+{
+	static const uint32_t stops[] = {
+		VFIO_DEVICE_STATE_STOP, VFIO_DEVICE_STATE_STOP_COPY,
+	};
+	struct vfio_user a, b;
+	struct stream s = { 0 };
+	uint32_t st;
+	unsigned int i;
+	int efd_a, efd_b, dfd = -1, rfd;
+
+	ASSERT_EQ(0, vfio_open(&a, UUID_A));
+	ASSERT_EQ(0, vfio_open(&b, UUID_B));
+	efd_a = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	efd_b = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	ASSERT_LE(0, efd_a);
+	ASSERT_LE(0, efd_b);
+	vblank_on(_metadata, a.device, efd_a);
+	ASSERT_TRUE(signalled(efd_a, 2000));	/* running: vblanks come */
+
+	ASSERT_EQ(0, mig_set(a.device, VFIO_DEVICE_STATE_STOP, NULL));
+	for (i = 0; i < ARRAY_SIZE(stops); i++) {
+		if (stops[i] == VFIO_DEVICE_STATE_STOP_COPY)
+			ASSERT_EQ(0, mig_set(a.device, stops[i], &dfd));
+		TH_LOG("state %u", stops[i]);
+		signalled(efd_a, 0);	/* what came before the stop */
+		st = reg(a.device, GPUVIRT_VGPU_REG_IRQ_STATUS);
+		EXPECT_FALSE(signalled(efd_a, 300));
+		EXPECT_EQ(st, reg(a.device, GPUVIRT_VGPU_REG_IRQ_STATUS));
+	}
+	ASSERT_EQ(0, stream_read(dfd, &s));
+	close(dfd);
+	ASSERT_EQ(0, mig_set(a.device, VFIO_DEVICE_STATE_STOP, NULL));
+	ASSERT_EQ(0, mig_set(a.device, VFIO_DEVICE_STATE_RUNNING, NULL));
+	EXPECT_TRUE(signalled(efd_a, 2000));	/* and again once running */
+
+	/* the destination: RESUMING, then STOP with the heads loaded */
+	ASSERT_EQ(0, cfg_wr(b.device, PCI_COMMAND,
+			    PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER, 2));
+	ASSERT_EQ(0, vgpu_client_set_irq(b.device, VFIO_PCI_MSI_IRQ_INDEX, -1));
+	ASSERT_EQ(0, mig_set(b.device, VFIO_DEVICE_STATE_STOP, NULL));
+	ASSERT_EQ(0, mig_set(b.device, VFIO_DEVICE_STATE_RESUMING, &rfd));
+	ASSERT_EQ(0, stream_write(rfd, s.p, s.len));
+	ASSERT_EQ(0, mig_set(b.device, VFIO_DEVICE_STATE_STOP, NULL));
+	close(rfd);
+	ASSERT_EQ(0, vgpu_client_set_irq(b.device, VFIO_PCI_MSI_IRQ_INDEX, efd_b));
+	st = reg(b.device, GPUVIRT_VGPU_REG_IRQ_STATUS);
+	EXPECT_FALSE(signalled(efd_b, 300));
+	EXPECT_EQ(st, reg(b.device, GPUVIRT_VGPU_REG_IRQ_STATUS));
+	ASSERT_EQ(0, mig_set(b.device, VFIO_DEVICE_STATE_RUNNING, NULL));
+	EXPECT_TRUE(signalled(efd_b, 2000));
+
+	vgpu_client_set_irq(a.device, VFIO_PCI_MSI_IRQ_INDEX, -1);
+	vgpu_client_set_irq(b.device, VFIO_PCI_MSI_IRQ_INDEX, -1);
+	close(efd_a);
+	close(efd_b);
+	stream_free(&s);
+	vfio_close(&b);
+	vfio_close(&a);
+}
+
+struct writer {
+	int fd;
+	const uint8_t *p;
+	size_t len;
+	int err;
+};
+
+/*
+ * Write the stream in record-sized pieces, its records over and over after
+ * the header, until the file refuses.
+ */
+static void *writer_run(void *arg)
+{
+	struct writer *w = arg;
+	size_t done = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = write(w->fd, w->p + done, w->len - done < REC_SIZE + PAGE ?
+			  w->len - done : REC_SIZE + PAGE);
+		if (n < 0) {
+			w->err = errno;
+			break;
+		}
+		done += n;
+		if (done == w->len)
+			done = HDR_SIZE;
+	}
+	return NULL;
+}
+
+/*
+ * A reset during RESUMING ends the resume before it zeroes the slice: no
+ * page of the stream lands after the zeroing. B has 64 MiB backed far up
+ * its slice, so that zeroing takes long, while a writer keeps storing
+ * pages near its start.
+ */
+#define RACE_PAGES	64
+#define RACE_RECS	256
+TEST_F(mig, reset_during_resume_stores_nothing_after)
+{
+	struct vfio_user a, b;
+	struct stream s = { 0 };
+	struct writer w;
+	pthread_t t;
+	uint8_t *forged, *pg = malloc(PAGE), *big = malloc(64 << 20);
+	unsigned int i, round, stray = 0;
+	size_t len;
+	int rfd;
+
+	ASSERT_NE(NULL, pg);
+	ASSERT_NE(NULL, big);
+	ASSERT_EQ(0, vfio_open(&a, UUID_A));
+	ASSERT_EQ(0, vfio_open(&b, UUID_B));
+	save_stopped(_metadata, a.device, &s);
+	/* the header, then page records of 0x5a over the first pages, no end */
+	len = HDR_SIZE + (size_t)RACE_RECS * (REC_SIZE + PAGE);
+	forged = malloc(len);
+	ASSERT_NE(NULL, forged);
+	memcpy(forged, s.p, HDR_SIZE);
+	for (i = 0; i < RACE_RECS; i++) {
+		uint8_t *r = forged + HDR_SIZE + (size_t)i * (REC_SIZE + PAGE);
+		uint32_t tag = REC_PAGE, plen = PAGE;
+		uint64_t arg = i % RACE_PAGES;
+
+		memcpy(r, &tag, 4);
+		memcpy(r + 4, &plen, 4);
+		memcpy(r + 8, &arg, 8);
+		memset(r + REC_SIZE, 0x5a, PAGE);
+	}
+	memset(big, 0x11, 64 << 20);
+
+	for (round = 0; round < 5; round++) {
+		ASSERT_EQ(0, cfg_wr(b.device, PCI_COMMAND, PCI_COMMAND_MEMORY, 2));
+		ASSERT_EQ(64 << 20, pwrite(b.device, big, 64 << 20,
+					   VGPU_REGION(VFIO_PCI_BAR2_REGION_INDEX) +
+					   (2ULL << 30)));
+		ASSERT_EQ(0, mig_set(b.device, VFIO_DEVICE_STATE_STOP, NULL));
+		ASSERT_EQ(0, mig_set(b.device, VFIO_DEVICE_STATE_RESUMING, &rfd));
+		w = (struct writer){ .fd = rfd, .p = forged, .len = len };
+		ASSERT_EQ(0, pthread_create(&t, NULL, writer_run, &w));
+		usleep(50000);
+		ASSERT_EQ(0, ioctl(b.device, VFIO_DEVICE_RESET));
+		pthread_join(t, NULL);
+		close(rfd);
+		EXPECT_EQ(ENODEV, w.err);	/* the reset ended the resume */
+		EXPECT_EQ(VFIO_DEVICE_STATE_RUNNING, mig_get(b.device));
+		ASSERT_EQ(0, cfg_wr(b.device, PCI_COMMAND, PCI_COMMAND_MEMORY, 2));
+		for (i = 0; i < RACE_PAGES; i++) {
+			ASSERT_EQ(PAGE, pread(b.device, pg, PAGE,
+					      VGPU_REGION(VFIO_PCI_BAR2_REGION_INDEX) +
+					      (uint64_t)i * PAGE));
+			stray += !!memchr(pg, 0x5a, PAGE);
+		}
+	}
+	TH_LOG("pages stored after the reset zeroed the slice: %u", stray);
+	EXPECT_EQ(0, stray);
+	free(forged);
+	free(big);
+	free(pg);
+	stream_free(&s);
+	vfio_close(&b);
+	vfio_close(&a);
+}
+
+#define HOST_CAP	"/sys/module/gpuvirt_sim/parameters/host_mem_cap_mb"
+
+/*
+ * A resume write that fails after it consumed bytes (no backing under the
+ * host memory cap) breaks the stream: a VMM that carries on gets EINVAL,
+ * never a destination with a page silently zero. A write that faults on
+ * the user's buffer consumes only what it reports.
+ */
+TEST_F(mig, failed_resume_write_breaks_the_stream)
+{
+	struct vfio_user a, b;
+	struct stream s = { 0 };
+	char cap[32] = "";
+	uint8_t pg[PAGE], *two;
+	size_t first, rest;
+	ssize_t n;
+	int rfd;
+
+	ASSERT_EQ(0, vfio_open(&a, UUID_A));
+	ASSERT_EQ(0, vfio_open(&b, UUID_B));
+	ASSERT_EQ(0, write_pages(a.device, 0, 4, 0x40));
+	save_stopped(_metadata, a.device, &s);
+	first = stream_find(&s, REC_PAGE);
+	ASSERT_EQ(HDR_SIZE, first);
+	rest = first + REC_SIZE + PAGE;
+
+	/* no backing: the first page record fails with ENOSPC */
+	ASSERT_LT(0, gv_read(HOST_CAP, cap, sizeof(cap)));
+	ASSERT_EQ(0, mig_set(b.device, VFIO_DEVICE_STATE_STOP, NULL));
+	ASSERT_EQ(0, mig_set(b.device, VFIO_DEVICE_STATE_RESUMING, &rfd));
+	ASSERT_EQ(HDR_SIZE, write(rfd, s.p, HDR_SIZE));
+	ASSERT_EQ(0, gv_write(HOST_CAP, "0"));
+	n = write(rfd, s.p + first, REC_SIZE + PAGE);
+	EXPECT_EQ(-1, n);
+	EXPECT_EQ(ENOSPC, errno);
+	ASSERT_EQ(0, gv_write(HOST_CAP, cap));
+	/* carrying on is refused, and so is the stream */
+	EXPECT_EQ(-1, write(rfd, s.p + rest, s.len - rest));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-EINVAL, mig_set(b.device, VFIO_DEVICE_STATE_STOP, NULL));
+	close(rfd);
+	if (mig_get(b.device) == VFIO_DEVICE_STATE_STOP) {
+		/* taken anyway: then the page must be there */
+		ASSERT_EQ(0, mig_set(b.device, VFIO_DEVICE_STATE_RUNNING, NULL));
+		ASSERT_EQ(PAGE, pread(b.device, pg, PAGE,
+				      VGPU_REGION(VFIO_PCI_BAR2_REGION_INDEX)));
+		EXPECT_EQ(0x40, pg[0]);
+	}
+	back_to_running(_metadata, b.device);
+
+	/* a fault in the middle of a record: a short write, then the rest */
+	two = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, two);
+	memcpy(two + PAGE - REC_SIZE - 100, s.p + first, REC_SIZE + 100);
+	ASSERT_EQ(0, munmap(two + PAGE, PAGE));
+	ASSERT_EQ(0, mig_set(b.device, VFIO_DEVICE_STATE_STOP, NULL));
+	ASSERT_EQ(0, mig_set(b.device, VFIO_DEVICE_STATE_RESUMING, &rfd));
+	ASSERT_EQ(HDR_SIZE, write(rfd, s.p, HDR_SIZE));
+	n = write(rfd, two + PAGE - REC_SIZE - 100, REC_SIZE + PAGE);
+	TH_LOG("write across the hole: %zd (%s)", n, n < 0 ? strerror(errno) : "short");
+	if (n < 0) {
+		EXPECT_EQ(EFAULT, errno);
+		n = 0;
+	}
+	EXPECT_GT(REC_SIZE + PAGE, n);
+	EXPECT_EQ(0, stream_write(rfd, s.p + first + n, s.len - first - n));
+	EXPECT_EQ(0, mig_set(b.device, VFIO_DEVICE_STATE_STOP, NULL));
+	close(rfd);
+	ASSERT_EQ(0, mig_set(b.device, VFIO_DEVICE_STATE_RUNNING, NULL));
+	ASSERT_EQ(0, cfg_wr(b.device, PCI_COMMAND, PCI_COMMAND_MEMORY, 2));
+	ASSERT_EQ(PAGE, pread(b.device, pg, PAGE,
+			      VGPU_REGION(VFIO_PCI_BAR2_REGION_INDEX)));
+	EXPECT_EQ(0x40, pg[0]);
+	EXPECT_EQ(0x40, pg[PAGE - 1]);
+	munmap(two, PAGE);
 	stream_free(&s);
 	vfio_close(&b);
 	vfio_close(&a);
