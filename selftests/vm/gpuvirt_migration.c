@@ -1261,11 +1261,33 @@ static size_t display_leak(struct __test_metadata *_metadata, int fd)
  * could point head 0 at a neighbour's slice, or past a page. Such a
  * stream is refused, or shows nothing outside the slice.
  */
+/* A vGPU's vram-offset, from gpuvirtctl -j; ~0 if not found. */
+static uint64_t vram_offset(const char *uuid)
+{
+	char cmd[512], line[8192], *k;
+	uint64_t off = ~0ULL;
+	FILE *p;
+
+	ctl_path(cmd, sizeof(cmd));
+	snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd),
+		 " -j vgpu show uuid %s", uuid);
+	p = popen(cmd, "r");
+	if (!p)
+		return off;
+	while (fgets(line, sizeof(line), p)) {
+		k = strstr(line, "\"vram-offset\":");
+		if (k)
+			off = strtoull(k + strlen("\"vram-offset\":"), NULL, 10);
+	}
+	pclose(p);
+	return off;
+}
+
 TEST_F(mig, off_head_cannot_scan_out_past_the_slice)
 {
-	static const uint64_t bases[] = {
-		SLICE, SLICE - 2048, SLICE - PLANE_LEN / 2, 2048,
-		SLICE + (64ULL << 30), ~0ULL & ~0xfffULL, -SLICE, -2 * SLICE,
+	uint64_t bases[] = {
+		0, 0, SLICE, SLICE - 2048, SLICE - PLANE_LEN / 2, 2048,
+		SLICE + (64ULL << 30), ~0ULL & ~0xfffULL, -SLICE,
 	};
 	struct vfio_user a, b;
 	struct stream s = { 0 }, bad = { 0 };
@@ -1282,6 +1304,11 @@ TEST_F(mig, off_head_cannot_scan_out_past_the_slice)
 	ASSERT_EQ(0, cfg_wr(b.device, PCI_COMMAND, PCI_COMMAND_MEMORY, 2));
 	ASSERT_EQ(1 << 20, pwrite(b.device, pat, 1 << 20,
 				  VGPU_REGION(VFIO_PCI_BAR2_REGION_INDEX)));
+	/* first, the neighbour's slice as seen from A's, and half a page short */
+	ASSERT_NE(~0ULL, vram_offset(UUID_A));
+	ASSERT_NE(~0ULL, vram_offset(UUID_B));
+	bases[0] = vram_offset(UUID_B) - vram_offset(UUID_A);
+	bases[1] = bases[0] - 2048;
 	save_stopped(_metadata, a.device, &s);
 	ASSERT_EQ(0, mig_set(a.device, VFIO_DEVICE_STATE_RUNNING, NULL));
 	bad.p = malloc(s.len);
