@@ -2,11 +2,13 @@
 # shellcheck shell=bash
 #
 # KTAP output for shell tests: source it, call ktap_plan N, then
-# ktap_ok COND DESC or ktap_check DESC CMD..., and finish with ktap_finish,
-# which exits 0 when every test passed and 1 otherwise.
+# ktap_result STATUS DESC, ktap_check DESC CMD... or ktap_skip DESC REASON
+# for each test, and finish with ktap_finish, which exits 0 when no test
+# failed and 1 otherwise.
 
 KTAP_N=0
 KTAP_FAIL=0
+KTAP_SKIP=0
 
 ktap_plan() {
 	echo "TAP version 13"
@@ -30,6 +32,13 @@ ktap_check() {
 	shift
 	"$@"
 	ktap_result $? "$desc"
+}
+
+# ktap_skip DESC REASON: a test that did not run, counted as a skip.
+ktap_skip() {
+	KTAP_N=$((KTAP_N + 1))
+	KTAP_SKIP=$((KTAP_SKIP + 1))
+	echo "ok $KTAP_N $1 # SKIP $2"
 }
 
 ktap_diag() {

@@ -9,29 +9,20 @@
 # every such GPU at load, and loads only if each came out as it must.
 #
 # Runs as root in the test VM (selftests/vm-run.sh). Prints KTAP.
-set -u
 
-cd "${GPUVIRT_SRC:-.}" || exit 1
-. selftests/lib/ktap.sh
+# shellcheck source=selftests/lib/vmtest.sh
+. "${GPUVIRT_SRC:-.}/selftests/lib/vmtest.sh" || exit 1
+vmt_init
+vmt_tmpdir
 
-KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
-MOD=$KO/selftests/modules/backend/gpuvirt_selftest_backend.ko
 OPS="name vram_page vram_zero vram_discard vram_next exec engine_reset reset"
-LOG=$(mktemp)
+LOG=$T/log
+vmt_ko MOD gpuvirt_selftest_backend
 
-if [ ! -e "$MOD" ]; then
-	echo "1..0 # SKIP $MOD is not built (make test-modules)"
-	exit 4
-fi
+vmt_need_modules gpuvirt_selftest_backend
+vmt_on_exit vmt_unload gpuvirt_selftest_backend gpuvirt
 
-cleanup() {
-	rmmod gpuvirt_selftest_backend gpuvirt 2>/dev/null
-	rm -f "$LOG"
-}
-trap cleanup EXIT
-
-modprobe -qa mdev vfio_iommu_type1 || exit 1
-insmod "$KO/kernel/core/gpuvirt.ko" || exit 1
+vmt_load gpuvirt || exit 1
 
 ktap_plan $(($(echo $OPS | wc -w) + 4))
 

@@ -8,20 +8,14 @@
 # nothing; monitor reports GPU, vGPU and scheduler events.
 #
 # Runs as root in the test VM (selftests/vm-run.sh). Prints KTAP.
-set -u
 
-cd "${GPUVIRT_SRC:-.}" || exit 1
-. selftests/lib/ktap.sh
+# shellcheck source=selftests/lib/vmtest.sh
+. "${GPUVIRT_SRC:-.}/selftests/lib/vmtest.sh" || exit 1
+vmt_init
+vmt_tmpdir
 
-KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
-CTL=${GPUVIRT_BIN:-build/user}/gpuvirtctl
-BUS=/sys/bus/gpuvirt_sim
-HW=/sys/kernel/debug/gpuvirt_sim
-CORE=/sys/kernel/debug/gpuvirt/gpus
 TYPES=/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types
-MDEV=/sys/bus/mdev/devices
 SCHED_SYSFS=$BUS/devices/sim0/gpu/gpuvirt
-T=$(mktemp -d)
 MON_PID=
 MONT_PID=
 
@@ -29,58 +23,15 @@ U1=6c1e2b6a-1d3f-4a8e-9b2c-0d4e5f6a7b81
 U3=6c1e2b6a-1d3f-4a8e-9b2c-0d4e5f6a7b83
 U4=6c1e2b6a-1d3f-4a8e-9b2c-0d4e5f6a7b84
 
-cleanup() {
-	[ -n "$MON_PID" ] && kill "$MON_PID" 2>/dev/null
-	[ -n "$MONT_PID" ] && kill "$MONT_PID" 2>/dev/null
-	for d in "$MDEV"/*; do
-		[ -e "$d/remove" ] && echo 1 >"$d/remove" 2>/dev/null
-	done
-	rmmod gpuvirt_sim 2>/dev/null
-	rmmod gpuvirt 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-if [ ! -x "$CTL" ] || [ ! -e "$KO/kernel/core/gpuvirt.ko" ]; then
-	echo "TAP version 13"
-	echo "1..0 # SKIP gpuvirtctl or the modules are not built"
-	exit 4
-fi
-rmmod gpuvirt_sim gpuvirt 2>/dev/null
+vmt_start_clean gpuvirt_sim gpuvirt
+vmt_on_exit vmt_reap MON_PID MONT_PID
+vmt_need_ctl
+vmt_need_modules gpuvirt
 
 # The guest runs under TCG, often next to other VMs, where a fork costs a
-# few hundred milliseconds: the helpers below use shell builtins only, and
-# the JSON checks are few python runs that check much each.
-
-# diag_file FILE: FILE as KTAP diagnostics
-diag_file() {
-	local l
-	while IFS= read -r l; do
-		echo "# $l"
-	done <"$1"
-}
-
-# run ARGS...: gpuvirtctl with stdout in $T/out, stderr in $T/err, status in
-# $rc; stderr goes to the log as diagnostics.
-run() {
-	"$CTL" "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	if [ -s "$T/err" ]; then
-		echo "# $*: exit $rc"
-		diag_file "$T/err"
-	fi
-	return 0
-}
-
-# has FILE TEXT: FILE contains TEXT, a fixed string
-has() {
-	local txt=
-	IFS= read -r -d '' txt <"$1"
-	[[ $txt == *"$2"* ]] || {
-		echo "# $1 lacks: $2"
-		return 1
-	}
-}
+# few hundred milliseconds: the helpers below (and vmtest.sh's run, has,
+# sysfs_is and debugfs_is) use shell builtins only, and the JSON checks are
+# few python runs that check much each.
 
 # line FILE REGEX: a whole line of FILE matches the extended regex REGEX
 line() {
@@ -107,27 +58,6 @@ last_has() {
 	[ ${#ls[@]} -gt 0 ] && [[ ${ls[-1]} == *"$2"* ]]
 }
 
-# sysfs_is FILE VALUE: the sysfs file reads VALUE
-sysfs_is() {
-	local v=
-	read -r v 2>/dev/null <"$1"
-	[ "$v" = "$2" ] || {
-		echo "# $1 is \"$v\", not \"$2\""
-		return 1
-	}
-}
-
-# debugfs_is FILE KEY VALUE: the "key: value" debugfs file has KEY VALUE
-debugfs_is() {
-	local l ls
-	mapfile -t ls 2>/dev/null <"$1"
-	for l in "${ls[@]}"; do
-		[ "${l%%: *}" = "$2" ] && [ "${l#*: }" = "$3" ] && return 0
-	done
-	echo "# $1 has no \"$2: $3\""
-	return 1
-}
-
 ktap_plan 42
 
 # 1: no module, no family
@@ -135,7 +65,7 @@ run gpu show
 [ $rc -eq 1 ] && grep -q "gpuvirt netlink family is not available" "$T/err"
 ktap_result $? "without the module: exit 1 and says the family is missing"
 
-modprobe -a vfio mdev && insmod "$KO/kernel/core/gpuvirt.ko" && insmod "$KO/kernel/sim/gpuvirt_sim.ko"
+vmt_load gpuvirt gpuvirt_sim
 ktap_result $? "modules load"
 
 # 3: empty dump

@@ -12,19 +12,15 @@
 #
 # Runs as root in the test VM (selftests/vm-run.sh). Prints KTAP. The files
 # it applies are written to a mktemp directory in the guest's /tmp.
-set -u
 
-cd "${GPUVIRT_SRC:-.}" || exit 1
-. selftests/lib/ktap.sh
+# shellcheck source=selftests/lib/vmtest.sh
+. "${GPUVIRT_SRC:-.}/selftests/lib/vmtest.sh" || exit 1
+vmt_init
+vmt_tmpdir
+RUN_LOGS_OUT=1
 
-KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
-CTL=${GPUVIRT_BIN:-build/user}/gpuvirtctl
-BUS=/sys/bus/gpuvirt_sim
-CORE=/sys/kernel/debug/gpuvirt/gpus
-MDEV=/sys/bus/mdev/devices
 GPU0=$BUS/devices/sim0/gpu/gpuvirt
 TYPES0=/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types
-T=$(mktemp -d)
 
 U1=5a3c0001-0000-4000-8000-000000000001
 U2=5a3c0001-0000-4000-8000-000000000002
@@ -35,84 +31,11 @@ U6=5a3c0001-0000-4000-8000-000000000006
 U7=5a3c0001-0000-4000-8000-000000000007
 U8=5a3c0001-0000-4000-8000-000000000008
 
-cleanup() {
-	for d in "$MDEV"/*; do
-		[ -e "$d/remove" ] && echo 1 >"$d/remove" 2>/dev/null
-	done
-	rmmod gpuvirt_sim 2>/dev/null
-	rmmod gpuvirt 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-if [ ! -x "$CTL" ] || [ ! -e "$KO/kernel/core/gpuvirt.ko" ]; then
-	echo "TAP version 13"
-	echo "1..0 # SKIP gpuvirtctl or the modules are not built"
-	exit 4
-fi
-rmmod gpuvirt_sim gpuvirt 2>/dev/null
+vmt_start_clean gpuvirt_sim gpuvirt
+vmt_need_ctl
+vmt_need_modules gpuvirt
 
 # Helpers use shell builtins where they can: a fork is slow under TCG.
-
-diag_file() {
-	local l
-	while IFS= read -r l; do
-		echo "# $l"
-	done <"$1"
-}
-
-# run ARGS...: gpuvirtctl with stdout in $T/out, stderr in $T/err, status in
-# $rc; both go to the log as diagnostics.
-run() {
-	"$CTL" "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	echo "# gpuvirtctl $*: exit $rc"
-	diag_file "$T/out"
-	diag_file "$T/err"
-	return 0
-}
-
-# has FILE TEXT: FILE contains TEXT, a fixed string
-has() {
-	local txt=
-	IFS= read -r -d '' txt <"$1"
-	[[ $txt == *"$2"* ]] || {
-		echo "# $1 lacks: $2"
-		return 1
-	}
-}
-
-# is FILE LINE...: FILE holds exactly these lines
-is() {
-	local f=$1 ls
-	shift
-	mapfile -t ls <"$f"
-	if [ ${#ls[@]} -ne $# ] || [ "${ls[*]}" != "$*" ]; then
-		echo "# $f is not the expected $# lines"
-		return 1
-	fi
-}
-
-# sysfs_is FILE VALUE: the sysfs file reads VALUE
-sysfs_is() {
-	local v=
-	read -r v 2>/dev/null <"$1"
-	[ "$v" = "$2" ] || {
-		echo "# $1 is \"$v\", not \"$2\""
-		return 1
-	}
-}
-
-# debugfs_is FILE KEY VALUE: the "key: value" debugfs file has KEY VALUE
-debugfs_is() {
-	local l ls
-	mapfile -t ls 2>/dev/null <"$1"
-	for l in "${ls[@]}"; do
-		[ "${l%%: *}" = "$2" ] && [ "${l#*: }" = "$3" ] && return 0
-	done
-	echo "# $1 has no \"$2: $3\""
-	return 1
-}
 
 # vgpus_are UUID...: the vGPUs of the host are exactly these
 vgpus_are() {
@@ -154,8 +77,7 @@ same_state() {
 
 ktap_plan 24
 
-modprobe -a vfio mdev && insmod "$KO/kernel/core/gpuvirt.ko" &&
-	insmod "$KO/kernel/sim/gpuvirt_sim.ko"
+vmt_load gpuvirt gpuvirt_sim
 ktap_result $? "modules load"
 
 # --- apply a file, check the result ------------------------------------------
@@ -187,7 +109,7 @@ EOF
 
 # 2: the plan, then the changes
 run apply -f "$T/base.yaml"
-[ $rc -eq 0 ] && [ ! -s "$T/err" ] && is "$T/out" \
+[ $rc -eq 0 ] && [ ! -s "$T/err" ] && lines_are "$T/out" \
 	"+ simulated-gpu 0 model h200-141gb" \
 	"~ sched gpu 0 policy best-effort -> equal-share timeslice-us 0 -> 2000" \
 	"+ vgpu $U1 type H200-35C on gpu 0 weight 100 min-pct 10" \
@@ -230,13 +152,13 @@ ktap_result $? "gpuvirtctl -j vgpu show and sched show match the file"
 run apply -f "$T/base.yaml"
 ok=$rc
 snapshot again
-[ $ok -eq 0 ] && is "$T/out" "nothing to do" && [ ! -s "$T/err" ] &&
+[ $ok -eq 0 ] && lines_are "$T/out" "nothing to do" && [ ! -s "$T/err" ] &&
 	same_state applied again
 ktap_result $? "apply again: \"nothing to do\", exit 0, no change"
 
 # 6: the same in JSON: an empty plan
 run -j apply -f "$T/base.yaml"
-[ $rc -eq 0 ] && is "$T/out" '{"plan":[]}'
+[ $rc -eq 0 ] && lines_are "$T/out" '{"plan":[]}'
 ktap_result $? "apply -j again: {\"plan\":[]}"
 
 # 7: assert passes, quietly
@@ -257,7 +179,7 @@ EOF
 run apply -f "$T/changed.yaml" --dry-run
 ok=$rc
 snapshot dry
-[ $ok -eq 0 ] && is "$T/out" \
+[ $ok -eq 0 ] && lines_are "$T/out" \
 	"~ sched gpu 0 policy equal-share -> weighted" \
 	"~ vgpu $U2 weight 200 -> 250" \
 	"+ vgpu $U4 type H200-35C on gpu 0" &&
@@ -284,13 +206,13 @@ ktap_result $? "apply -j --dry-run: the same plan as JSON"
 # 10: a change behind apply's back
 echo 777 >"$MDEV/$U1/gpuvirt/weight"
 run assert -f "$T/base.yaml"
-[ $rc -eq 1 ] && is "$T/out" "~ vgpu $U1 weight 777 -> 100" &&
+[ $rc -eq 1 ] && lines_are "$T/out" "~ vgpu $U1 weight 777 -> 100" &&
 	has "$T/err" "the system differs from $T/base.yaml in 1 place"
 ktap_result $? "assert after a sysfs write: exit 1, names the weight"
 
 # 11: apply puts it back
 run apply -f "$T/base.yaml"
-[ $rc -eq 0 ] && is "$T/out" "~ vgpu $U1 weight 777 -> 100" &&
+[ $rc -eq 0 ] && lines_are "$T/out" "~ vgpu $U1 weight 777 -> 100" &&
 	sysfs_is "$MDEV/$U1/gpuvirt/weight" 100 &&
 	run assert -f "$T/base.yaml" && [ $rc -eq 0 ]
 ktap_result $? "apply restores the weight; assert passes again"
@@ -309,7 +231,7 @@ EOF
 run apply -f "$T/full.yaml"
 ok=$rc
 snapshot full
-[ $ok -eq 1 ] && is "$T/out" \
+[ $ok -eq 1 ] && lines_are "$T/out" \
 	"~ sched gpu 0 policy equal-share -> fixed-share" \
 	"~ vgpu $U1 weight 100 -> 150" \
 	"+ vgpu $U4 type H200-35C on gpu 0" \
@@ -413,10 +335,10 @@ EOF
 
 # 17: without --prune an unlisted vGPU stays
 run apply -f "$T/two.yaml"
-[ $rc -eq 0 ] && is "$T/out" "nothing to do" && vgpus_are "$U1" "$U2" "$U3"
+[ $rc -eq 0 ] && lines_are "$T/out" "nothing to do" && vgpus_are "$U1" "$U2" "$U3"
 ok=$?
 run apply -f "$T/two.yaml" --prune --dry-run
-[ $ok -eq 0 ] && [ $rc -eq 0 ] && is "$T/out" "- vgpu $U3 type H200-35C on gpu 0" &&
+[ $ok -eq 0 ] && [ $rc -eq 0 ] && lines_are "$T/out" "- vgpu $U3 type H200-35C on gpu 0" &&
 	vgpus_are "$U1" "$U2" "$U3"
 ktap_result $? "without --prune nothing is removed; --prune --dry-run shows the removal"
 
@@ -431,7 +353,7 @@ gpus:
 EOF
 echo 333 >"$MDEV/$U3/gpuvirt/weight" && echo 40 >"$MDEV/$U3/gpuvirt/max_pct"
 run apply -f "$T/prune-fail.yaml" --prune
-[ $rc -eq 1 ] && is "$T/out" \
+[ $rc -eq 1 ] && lines_are "$T/out" \
 	"- vgpu $U3 type H200-35C on gpu 0" \
 	"+ vgpu $U4 type H200-35C on gpu 0 min-pct 80" &&
 	has "$T/err" "would add up past 100%" && has "$T/err" "nothing was changed" &&
@@ -445,14 +367,14 @@ ktap_result $? "a failed --prune apply makes the removed vGPU again, with its se
 
 # 19: --prune removes it
 run apply -f "$T/two.yaml" --prune
-[ $rc -eq 0 ] && is "$T/out" "- vgpu $U3 type H200-35C on gpu 0" &&
+[ $rc -eq 0 ] && lines_are "$T/out" "- vgpu $U3 type H200-35C on gpu 0" &&
 	vgpus_are "$U1" "$U2" && sysfs_is "$MDEV/$U1/gpuvirt/weight" 100 &&
 	sysfs_is "$TYPES0/gpuvirt_sim-H200-35C/available_instances" 2
 ktap_result $? "apply --prune removes the unlisted vGPU, keeps the others"
 
 # 20: assert names the missing vGPU; apply brings it back
 run assert -f "$T/base.yaml"
-[ $rc -eq 1 ] && is "$T/out" "+ vgpu $U3 type H200-35C on gpu 0"
+[ $rc -eq 1 ] && lines_are "$T/out" "+ vgpu $U3 type H200-35C on gpu 0"
 ok=$?
 run apply -f "$T/base.yaml"
 snapshot back
@@ -469,7 +391,7 @@ cat >"$T/mixed.json" <<EOF
                      {"uuid": "$U7", "type": "A100-10C"}]}]}
 EOF
 run apply -f "$T/mixed.json"
-[ $rc -eq 0 ] && is "$T/out" \
+[ $rc -eq 0 ] && lines_are "$T/out" \
 	"+ simulated-gpu 2 model a100-40gb" \
 	"~ gpu 2 vgpu-mode homogeneous -> mixed" \
 	"+ vgpu $U6 type A100-20C on gpu 2 weight 300" \
@@ -482,7 +404,7 @@ ktap_result $? "a JSON file: new GPU in mixed mode with two types; both files as
 
 # 22: --prune only touches the GPUs the file lists
 run apply -f "$T/two.yaml" --prune --dry-run
-[ $rc -eq 0 ] && is "$T/out" "- vgpu $U3 type H200-35C on gpu 0"
+[ $rc -eq 0 ] && lines_are "$T/out" "- vgpu $U3 type H200-35C on gpu 0"
 ktap_result $? "--prune leaves the vGPUs of GPUs the file does not list"
 
 # 23: usage
@@ -497,15 +419,8 @@ run help
 ktap_result $? "no -f, a missing file: usage errors; help shows apply"
 
 # 24: the example of the documentation, on fresh modules
-cleanup_vgpus() {
-	local d
-	for d in "$MDEV"/*; do
-		[ -e "$d/remove" ] && echo 1 >"$d/remove"
-	done
-}
-cleanup_vgpus
-rmmod gpuvirt_sim gpuvirt && insmod "$KO/kernel/core/gpuvirt.ko" &&
-	insmod "$KO/kernel/sim/gpuvirt_sim.ko"
+vmt_remove_mdevs
+rmmod gpuvirt_sim gpuvirt && vmt_load gpuvirt gpuvirt_sim
 ok=$?
 run apply -f Documentation/examples/gpuvirt.yaml
 [ $ok -eq 0 ] && [ $rc -eq 0 ] && [ ! -s "$T/err" ] &&

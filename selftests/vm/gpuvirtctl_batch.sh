@@ -9,64 +9,17 @@
 # per command; the whole batch uses one netlink socket.
 #
 # Runs as root in the test VM (selftests/vm-run.sh). Prints KTAP.
-set -u
 
-cd "${GPUVIRT_SRC:-.}" || exit 1
-. selftests/lib/ktap.sh
-
-KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
-CTL=${GPUVIRT_BIN:-build/user}/gpuvirtctl
-BUS=/sys/bus/gpuvirt_sim
-HW=/sys/kernel/debug/gpuvirt_sim
-CORE=/sys/kernel/debug/gpuvirt/gpus
-MDEV=/sys/bus/mdev/devices
-T=$(mktemp -d)
-FEED_PID=
+# shellcheck source=selftests/lib/vmtest.sh
+. "${GPUVIRT_SRC:-.}/selftests/lib/vmtest.sh" || exit 1
+vmt_init
+vmt_tmpdir
 
 U=6c1e2b6a-1d3f-4a8e-9b2c-0d4e5f6a7c0
 
-cleanup() {
-	[ -n "$FEED_PID" ] && kill "$FEED_PID" 2>/dev/null
-	for d in "$MDEV"/*; do
-		[ -e "$d/remove" ] && echo 1 >"$d/remove" 2>/dev/null
-	done
-	rmmod gpuvirt_sim 2>/dev/null
-	rmmod gpuvirt 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-if [ ! -x "$CTL" ] || [ ! -e "$KO/kernel/core/gpuvirt.ko" ]; then
-	echo "TAP version 13"
-	echo "1..0 # SKIP gpuvirtctl or the modules are not built"
-	exit 4
-fi
-rmmod gpuvirt_sim gpuvirt 2>/dev/null
-
-# diag_file FILE: FILE as KTAP diagnostics
-diag_file() {
-	local l
-	while IFS= read -r l; do
-		echo "# $l"
-	done <"$1"
-}
-
-# batch ARGS...: gpuvirtctl ARGS with stdout in $T/out, stderr in $T/err,
-# status in $rc; stderr goes to the log.
-batch() {
-	"$CTL" "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	echo "# gpuvirtctl $*: exit $rc"
-	diag_file "$T/err"
-}
-
-# has FILE TEXT: FILE contains TEXT, a fixed string
-has() {
-	grep -qF -- "$2" "$1" || {
-		echo "# $1 lacks: $2"
-		return 1
-	}
-}
+vmt_start_clean gpuvirt_sim gpuvirt
+vmt_need_ctl
+vmt_need_modules gpuvirt
 
 # vgpu_is N TYPE GPU: vGPU $U$N exists in sysfs with mdev type TYPE on GPU
 # simGPU, and the core's debugfs has it under that GPU
@@ -108,7 +61,7 @@ counts() {
 
 ktap_plan 12
 
-modprobe -a vfio mdev && insmod "$KO/kernel/core/gpuvirt.ko" && insmod "$KO/kernel/sim/gpuvirt_sim.ko" &&
+vmt_load gpuvirt gpuvirt_sim &&
 	echo "0 h200-141gb" >$BUS/new_device && echo "1 h200-141gb" >$BUS/new_device
 ktap_result $? "modules load, two simulated H200s"
 
@@ -122,7 +75,7 @@ vgpu add gpu 0 type H200-35C uuid ${U}1   # a comment after a command
 vgpu add gpu 1 type H200-4C uuid ${U}3
 vgpu set uuid ${U}1 weight 50
 EOF
-batch -batch "$T/ok.batch"
+run -batch "$T/ok.batch"
 diag_file "$T/out"
 [ $rc -eq 0 ] && [ ! -s "$T/err" ] && [ "$(wc -l <"$T/out")" -eq 3 ] &&
 	grep -q "^vgpu ${U}2 gpu 0 type H200-35C weight 300 " "$T/out" &&
@@ -139,7 +92,7 @@ vgpu show uuid ${U}2
 vgpu set uuid ${U}2 weight 200
 type show gpu 1 name H200-4C
 EOF
-batch -j -batch "$T/json.batch"
+run -j -batch "$T/json.batch"
 diag_file "$T/out"
 [ $rc -eq 0 ] && python3 - "$T/out" "${U}2" <<'PY'
 import json, sys
@@ -161,20 +114,20 @@ vgpu add gpu 1 type H200-4C uuid ${U}4
 vgpu add gpu 1 type H200-NOPE uuid ${U}5
 vgpu add gpu 1 type H200-4C uuid ${U}6
 EOF
-batch -batch "$T/bad.batch"
+run -batch "$T/bad.batch"
 [ $rc -eq 1 ] && has "$T/err" "gpuvirtctl: $T/bad.batch:3: vgpu add: " &&
 	vgpu_is 4 H200-4C 1 && gone 5 && gone 6 && counts 2 2
 ktap_result $? "a failing line: exit 1, FILE:3 in the message, later lines not run"
 
 # 5: a usage error (exit 2) on a joined line is known by its first line
 printf 'gpu show\nvgpu add gpu 1 \\\n type H200-4C bogus 1\nvgpu del uuid %s4\n' "$U" >"$T/usage.batch"
-batch -batch "$T/usage.batch"
+run -batch "$T/usage.batch"
 [ $rc -eq 2 ] && has "$T/err" "$T/usage.batch:2: vgpu add: " && has "$T/err" '"bogus"' &&
 	vgpu_is 4 H200-4C 1
 ktap_result $? "a usage error: exit 2 with its first line, the next line not run"
 
 # 6: -force runs every line and still fails, counting the failures
-batch -batch "$T/bad.batch" -force
+run -batch "$T/bad.batch" -force
 [ $rc -eq 1 ] && has "$T/err" "$T/bad.batch:1: vgpu add: " && has "$T/err" "$T/bad.batch:3: vgpu add: " &&
 	has "$T/err" "gpuvirtctl: 2 commands of $T/bad.batch failed" &&
 	vgpu_is 4 H200-4C 1 && gone 5 && vgpu_is 6 H200-4C 1 && counts 2 3
@@ -182,7 +135,7 @@ ktap_result $? "-force: every line runs, exit 1, each failure with its line"
 
 # 7: a bad quote is an error of the file, exit 2, and nothing of it runs
 printf 'vgpu del uuid %s6\nvgpu add gpu 0 type "H200-35C\n' "$U" >"$T/quote.batch"
-batch -batch "$T/quote.batch"
+run -batch "$T/quote.batch"
 [ $rc -eq 2 ] && has "$T/err" "$T/quote.batch:2: unterminated \" quote" && gone 6 && counts 2 2
 ktap_result $? "an unterminated quote: exit 2 with its line; the lines before it ran"
 
@@ -232,11 +185,11 @@ diag_file "$T/out"
 ktap_result $? "one process, one netlink socket across the commands of a batch"
 
 # 10: options: -batch takes no object, -force needs -batch, a missing file
-batch -batch "$T/ok.batch" gpu show
+run -batch "$T/ok.batch" gpu show
 r1=$rc
-batch -force gpu show
+run -force gpu show
 r2=$rc
-batch -batch "$T/nope"
+run -batch "$T/nope"
 [ $r1 -eq 2 ] && [ $r2 -eq 2 ] && [ $rc -eq 1 ] && has "$T/err" "$T/nope"
 ktap_result $? "-batch with an object, -force alone: usage errors; a missing file: exit 1"
 
@@ -246,7 +199,7 @@ ktap_result $? "-batch with an object, -force alone: usage errors; a missing fil
 		echo "vgpu del uuid $U$n"
 	done
 } >"$T/del.batch"
-batch -batch "$T/del.batch"
+run -batch "$T/del.batch"
 [ $rc -eq 0 ] && counts 0 0 && gone 1 && gone 2 && gone 3 && gone 4 && gone 7
 ktap_result $? "a batch of vgpu del removes every vGPU from sysfs and debugfs"
 

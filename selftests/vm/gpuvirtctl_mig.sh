@@ -10,101 +10,22 @@
 # with a mig section applied, asserted, dry-run and pruned.
 #
 # Runs as root in the test VM (selftests/vm-run.sh). Prints KTAP.
-set -u
 
-cd "${GPUVIRT_SRC:-.}" || exit 1
-. selftests/lib/ktap.sh
+# shellcheck source=selftests/lib/vmtest.sh
+. "${GPUVIRT_SRC:-.}/selftests/lib/vmtest.sh" || exit 1
+vmt_init
+vmt_tmpdir
+RUN_LOGS_OUT=1
 
-KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
-CTL=${GPUVIRT_BIN:-build/user}/gpuvirtctl
-BUS=/sys/bus/gpuvirt_sim
-CORE=/sys/kernel/debug/gpuvirt/gpus
-MDEV=/sys/bus/mdev/devices
 MDEV_BUS=/sys/class/mdev_bus
 GPU0=$BUS/devices/sim0/gpu/gpuvirt
-T=$(mktemp -d)
 
 U1=5a3c0001-0000-4000-8000-0000000000a1
 U2=5a3c0001-0000-4000-8000-0000000000a2
 
-cleanup() {
-	local d
-	for d in "$MDEV"/*; do
-		[ -e "$d/remove" ] && echo 1 >"$d/remove" 2>/dev/null
-	done
-	rmmod gpuvirt_sim 2>/dev/null
-	rmmod gpuvirt 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-if [ ! -x "$CTL" ] || [ ! -e "$KO/kernel/core/gpuvirt.ko" ]; then
-	echo "TAP version 13"
-	echo "1..0 # SKIP gpuvirtctl or the modules are not built"
-	exit 4
-fi
-rmmod gpuvirt_sim gpuvirt 2>/dev/null
-
-diag_file() {
-	local l
-	while IFS= read -r l; do
-		echo "# $l"
-	done <"$1"
-}
-
-# run ARGS...: gpuvirtctl with stdout in $T/out, stderr in $T/err, status in
-# $rc; both go to the log as diagnostics.
-run() {
-	"$CTL" "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	echo "# gpuvirtctl $*: exit $rc"
-	diag_file "$T/out"
-	diag_file "$T/err"
-	return 0
-}
-
-# has FILE TEXT: FILE contains TEXT, a fixed string
-has() {
-	local txt=
-	IFS= read -r -d '' txt <"$1"
-	[[ $txt == *"$2"* ]] || {
-		echo "# $1 lacks: $2"
-		return 1
-	}
-}
-
-# is FILE LINE...: FILE holds exactly these lines
-is() {
-	local f=$1 ls
-	shift
-	mapfile -t ls <"$f"
-	if [ ${#ls[@]} -ne $# ] || [ "${ls[*]}" != "$*" ]; then
-		echo "# $f is not the expected $# lines:"
-		printf '#   %s\n' "$@"
-		return 1
-	fi
-}
-
-# sysfs_is FILE VALUE: the file's first line is VALUE
-sysfs_is() {
-	local v=
-	read -r v 2>/dev/null <"$1"
-	[ "$v" = "$2" ] || {
-		echo "# $1 is \"$v\", not \"$2\""
-		return 1
-	}
-}
-
-# debugfs_is FILE KEY VALUE: the "key: value" debugfs file has KEY VALUE
-debugfs_is() {
-	local l ls
-	mapfile -t ls 2>/dev/null <"$1"
-	for l in "${ls[@]}"; do
-		[ "${l%%: *}" = "$2" ] && [ "${l#*: }" = "$3" ] && return 0
-	done
-	echo "# $1 has no \"$2: $3\""
-	return 1
-}
+vmt_start_clean gpuvirt_sim gpuvirt
+vmt_need_ctl
+vmt_need_modules gpuvirt
 
 # gi_is GPU ID PROFILE START SLOTS: GI ID of simGPU is there, per debugfs
 # and per its own sysfs files
@@ -197,8 +118,7 @@ print(" ".join("%d:%s:%d" % (x["gi"], x["profile"], x["start"])
 
 ktap_plan 24
 
-modprobe -a vfio mdev && insmod "$KO/kernel/core/gpuvirt.ko" &&
-	insmod "$KO/kernel/sim/gpuvirt_sim.ko" &&
+vmt_load gpuvirt gpuvirt_sim &&
 	echo "0 h200-141gb" >$BUS/new_device &&
 	echo "1 custom 4G 4" >$BUS/new_device
 ktap_result $? "modules load, an H200 and a small custom GPU"
@@ -236,7 +156,7 @@ ktap_result $? "a GPU without profiles and a missing GPU are refused, naming the
 
 # 4
 run mig plan gpu 0 3g.71gb 2g.35gb 1g.18gbx2
-[ $rc -eq 0 ] && is "$T/out" \
+[ $rc -eq 0 ] && lines_are "$T/out" \
 	"~ gpu 0 mode timesliced -> mig" \
 	"+ gi 0 profile 3g.71gb placement 4:4" \
 	"+ gi 1 profile 2g.35gb placement 0:2" \
@@ -250,7 +170,7 @@ run mig mode gpu 0 on
 [ $rc -eq 0 ] && sysfs_is "$GPU0/mig_mode" 1 &&
 	[ "$(cat $BUS/devices/sim0/gpu/mdev_supported_types/gpuvirt_sim-H200-35C/available_instances)" = 0 ] &&
 	run mig show gpu 0 && [ $rc -eq 0 ] &&
-	is "$T/out" "gpu 0 name sim0 model h200-141gb mode mig gis 0" \
+	lines_are "$T/out" "gpu 0 name sim0 model h200-141gb mode mig gis 0" \
 	"           0       1       2       3       4       5       6       7" \
 	"  memory  [ free ][ free ][ free ][ free ][ free ][ free ][ free ][ free ]" \
 	"  compute [ free ][ free ][ free ][ free ][ free ][ free ][ free ]" &&
@@ -326,7 +246,7 @@ run vgpu add gpu 0 type H200-3-71C gi 5 uuid "$U1"
 	[ -e "$MDEV_BUS/sim0-gi0/mdev_supported_types/gpuvirt_gi-H200-3-71C/devices/$U1" ] &&
 	run vgpu show uuid "$U1" && has "$T/out" "gi 0" &&
 	debugfs_is "$CORE/sim0/gis/0/info" vgpus 1 &&
-	run mig plan gpu 0 3g.71gb 2g.35gb 1g.18gb && [ $rc -eq 0 ] && is "$T/out" \
+	run mig plan gpu 0 3g.71gb 2g.35gb 1g.18gb && [ $rc -eq 0 ] && lines_are "$T/out" \
 	"- gi 1 profile 1g.35gb placement 4:2" \
 	"+ gi 1 profile 2g.35gb placement 4:2" \
 	"+ gi 2 profile 1g.18gb placement 6:1" \
@@ -393,7 +313,7 @@ ktap_result $? "mig show draws the applied layout, the GI with a vGPU marked"
 
 # 15
 run mig apply gpu 0 3g.71gb 2g.35gb 1g.18gb
-[ $rc -eq 0 ] && is "$T/out" \
+[ $rc -eq 0 ] && lines_are "$T/out" \
 	"= gi 0 profile 3g.71gb placement 0:4 busy true" \
 	"= gi 1 profile 2g.35gb placement 4:2" \
 	"= gi 2 profile 1g.18gb placement 6:1"
@@ -435,7 +355,7 @@ EOF
 
 # 17
 run apply -f "$T/mig.yaml" --dry-run
-[ $rc -eq 0 ] && is "$T/out" \
+[ $rc -eq 0 ] && lines_are "$T/out" \
 	"+ simulated-gpu 2 model h200-141gb" \
 	"~ gpu 2 mig off -> on" \
 	"+ gi 0 profile 3g.71gb placement 4:4 on gpu 2" \
@@ -451,17 +371,17 @@ run apply -f "$T/mig.yaml"
 	gi_is 2 3 1g.18gb 3 1 && [ -e "$MDEV_BUS/sim2-gi0/mdev_supported_types/gpuvirt_gi-H200-3-71C/devices/$U2" ] &&
 	debugfs_is "$CORE/sim2/gis/0/info" vgpus 1 &&
 	run assert -f "$T/mig.yaml" && [ $rc -eq 0 ] &&
-	run apply -f "$T/mig.yaml" && [ $rc -eq 0 ] && is "$T/out" "nothing to do"
+	run apply -f "$T/mig.yaml" && [ $rc -eq 0 ] && lines_are "$T/out" "nothing to do"
 ktap_result $? "apply: the GIs and the vGPU on GI 0; assert passes; applying again does nothing"
 
 # 19
 sed -i 's/instances: .*/instances: [3g.71gb, 2g.35gb]/' "$T/mig.yaml"
 run apply -f "$T/mig.yaml" --dry-run
 ok=$rc
-is "$T/out" "nothing to do"
+lines_are "$T/out" "nothing to do"
 ok=$((ok == 0 ? $? : 1))
 run apply -f "$T/mig.yaml" --prune --dry-run
-[ $ok -eq 0 ] && [ $rc -eq 0 ] && is "$T/out" \
+[ $ok -eq 0 ] && [ $rc -eq 0 ] && lines_are "$T/out" \
 	"- gi 2 profile 1g.18gb placement 2:1 on gpu 2" \
 	"- gi 3 profile 1g.18gb placement 3:1 on gpu 2" &&
 	run apply -f "$T/mig.yaml" --prune && [ $rc -eq 0 ] && gis_are 2 0 1 &&

@@ -8,15 +8,13 @@
 # attributes that the scheduler then shows, vGPUs made elsewhere shown under
 # the GPU, and domains that take a vGPU (mdev) and a VF vGPU (PCI, managed
 # no) and give it back. KTAP.
-set -u
 
-cd "${GPUVIRT_SRC:-.}" || exit 1
-. selftests/lib/ktap.sh
+# shellcheck source=selftests/lib/vmtest.sh
+. "${GPUVIRT_SRC:-.}/selftests/lib/vmtest.sh" || exit 1
+vmt_init
+# shellcheck source=selftests/lib/libvirt.sh
 . selftests/lib/libvirt.sh
 
-KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
-CTL=${GPUVIRT_BIN:-build/user}/gpuvirtctl
-BUS=/sys/bus/gpuvirt_sim
 PF=/sys/bus/pci/devices/8000:00:00.0
 TYPES=$PF/mdev_supported_types
 NODE=pci_8000_00_00_0
@@ -24,17 +22,12 @@ UD=6d0c1f2a-3b4c-4d5e-8f60-0000000001d1	# libvirt-defined
 US=6d0c1f2a-3b4c-4d5e-8f60-0000000001d2	# made through sysfs
 
 if missing=$(libvirt_missing); then
-	echo "TAP version 13"
-	echo "1..0 # SKIP $missing is not installed (scripts/deps.sh installs libvirt, mdevctl, udev)"
-	exit 4
+	vmt_skip "$missing is not installed (scripts/deps.sh installs libvirt, mdevctl, udev)"
 fi
-if [ ! -e "$KO/kernel/core/gpuvirt.ko" ] || [ ! -x "$CTL" ]; then
-	echo "TAP version 13"
-	echo "1..0 # SKIP gpuvirtctl or the modules are not built"
-	exit 4
-fi
+vmt_need_modules gpuvirt
+vmt_need_ctl
 libvirt_enter "$@"
-T=$(mktemp -d)
+vmt_tmpdir
 
 # Whatever a failed check left: domains, node devices, vGPUs, typed VFs,
 # GIs, the daemons, the GPU and the modules.
@@ -47,9 +40,7 @@ cleanup() {
 	$VIRSH nodedev-destroy "mdev_${UD//-/_}_8000_00_00_0" >/dev/null 2>&1
 	$VIRSH nodedev-undefine "mdev_${UD//-/_}_8000_00_00_0" >/dev/null 2>&1
 	libvirt_stop
-	for u in /sys/bus/mdev/devices/*; do
-		[ -e "$u/remove" ] && echo 1 >"$u/remove"
-	done
+	vmt_remove_mdevs
 	for vf in $PF/virtfn*/gpuvirt/current_vgpu_type; do
 		[ -e "$vf" ] && echo 0 >"$vf"
 	done
@@ -57,16 +48,9 @@ cleanup() {
 	[ -e $PF/gpuvirt/mig_mode ] && [ "$(cat $PF/gpuvirt/mig_mode)" != 0 ] &&
 		for u in 0 1 2 3 4 5 6; do "$CTL" mig destroy gpu 0 gi $u >/dev/null 2>&1; done
 	[ -e $BUS/del_device ] && echo 0 >$BUS/del_device 2>/dev/null
-	rmmod gpuvirt_sim gpuvirt 2>/dev/null
-	rm -rf "$T"
+	vmt_unload gpuvirt_sim gpuvirt
 }
-trap cleanup EXIT
-
-# ktap_skip DESC REASON
-ktap_skip() {
-	KTAP_N=$((KTAP_N + 1))
-	echo "ok $KTAP_N $1 # SKIP $2"
-}
+vmt_on_exit cleanup
 
 # The sysfs counts and libvirt's of every type listed under the GPU.
 counts_match() {
@@ -126,8 +110,7 @@ wait_for() {	# wait_for CMD...: up to 20 s
 
 ktap_plan 13
 
-modprobe mdev && modprobe vfio_iommu_type1 &&
-	insmod "$KO/kernel/core/gpuvirt.ko" && insmod "$KO/kernel/sim/gpuvirt_sim.ko" &&
+vmt_load gpuvirt gpuvirt_sim &&
 	echo "0 h200-141gb" >$BUS/new_device && libvirt_start
 rc=$?
 ktap_diag "$(tail -n 5 "$LIBVIRT_LOG" 2>/dev/null)"

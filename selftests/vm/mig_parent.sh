@@ -6,38 +6,21 @@
 # listed in both modes, available only in MIG mode and then per GI with
 # room, and a vGPU made there lands on the lowest such GI, as the core's
 # debugfs and gpuvirtctl show. Runs in the test VM; KTAP.
-set -u
 
-cd "${GPUVIRT_SRC:-.}" || exit 1
-. selftests/lib/ktap.sh
+# shellcheck source=selftests/lib/vmtest.sh
+. "${GPUVIRT_SRC:-.}/selftests/lib/vmtest.sh" || exit 1
+vmt_init
+vmt_tmpdir
 
-KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
-CTL=${GPUVIRT_BIN:-build/user}/gpuvirtctl
-BUS=/sys/bus/gpuvirt_sim
-CORE=/sys/kernel/debug/gpuvirt/gpus
 P=/sys/bus/pci/devices/8000:00:00.0/mdev_supported_types
 U1=0d7e2c11-9a40-4b6e-8c2f-00000000d101
 U2=0d7e2c11-9a40-4b6e-8c2f-00000000d102
 U3=0d7e2c11-9a40-4b6e-8c2f-00000000d103
 U4=0d7e2c11-9a40-4b6e-8c2f-00000000d104
-T=$(mktemp -d)
 
-cleanup() {
-	local u
-
-	for u in $U1 $U2 $U3 $U4; do
-		[ -e /sys/bus/mdev/devices/$u ] && echo 1 >/sys/bus/mdev/devices/$u/remove
-	done
-	rmmod gpuvirt_sim gpuvirt 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-if [ ! -e "$KO/kernel/core/gpuvirt.ko" ]; then
-	echo "TAP version 13"
-	echo "1..0 # SKIP the modules are missing"
-	exit 4
-fi
+vmt_on_exit vmt_unload gpuvirt_sim gpuvirt
+vmt_on_exit vmt_remove_mdevs "$U1" "$U2" "$U3" "$U4"
+vmt_need_modules gpuvirt
 
 avail() {
 	cat "$P/gpuvirt_sim-$1/available_instances"
@@ -57,8 +40,7 @@ mig_types() {
 
 ktap_plan 11
 
-modprobe mdev && modprobe vfio_iommu_type1 &&
-	insmod "$KO/kernel/core/gpuvirt.ko" && insmod "$KO/kernel/sim/gpuvirt_sim.ko" &&
+vmt_load gpuvirt gpuvirt_sim &&
 	echo "0 h200-141gb" >$BUS/new_device && echo "1 custom 16G 2" >$BUS/new_device
 ktap_result $? "modules loaded, an H200 and a custom GPU without MIG"
 

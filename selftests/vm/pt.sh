@@ -13,14 +13,12 @@
 #
 # Runs as root in the test VM (selftests/vm-run.sh), whose fixed PCI
 # topology it relies on (see the header of selftests/vm-run.sh). KTAP.
-set -u
 
-cd "${GPUVIRT_SRC:-.}" || exit 1
-. selftests/lib/ktap.sh
+# shellcheck source=selftests/lib/vmtest.sh
+. "${GPUVIRT_SRC:-.}/selftests/lib/vmtest.sh" || exit 1
+vmt_init
+vmt_tmpdir
 
-KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}/kernel/vfio_pci/gpuvirt_vfio_pci.ko
-CORE=${GPUVIRT_KO_DIR:-build/$(uname -r)}/kernel/core/gpuvirt.ko
-CTL=${GPUVIRT_BIN:-build/user}/gpuvirtctl
 DRV=gpuvirt_vfio_pci
 PCI=/sys/bus/pci/devices
 DBG=/sys/kernel/debug/$DRV
@@ -30,108 +28,37 @@ LONE=0000:01:00.0	# bochs-display alone behind root port 00:06.0
 LPC=0000:00:1f.0
 SATA=0000:00:1f.2
 SMB=0000:00:1f.3
-MARK="gpuvirt pt.sh: start $$"
-T=$(mktemp -d)
 export GPUVIRT_PT_STATE_DIR=$T/state GPUVIRT_PT_UDEV_DIR=$T/udev
 unset GPUVIRT_PT_FAIL_AT
 
-skip_all() {
-	echo "TAP version 13"
-	echo "1..0 # SKIP $*"
-	rm -rf "$T"
-	exit 4
-}
-
-[ "$(id -u)" = 0 ] || skip_all "needs root"
-[ -x "$CTL" ] || skip_all "no $CTL (make user)"
-[ -e "$KO" ] || skip_all "no module $KO (make modules)"
-[ -n "$(ls /sys/kernel/iommu_groups 2>/dev/null)" ] ||
-	skip_all "no IOMMU groups (the guest boots with intel_iommu=on)"
-for d in $GPU $AUD $LONE $LPC $SATA $SMB; do
-	[ -e "$PCI/$d" ] || skip_all "no $d: not the vm-run.sh topology"
-done
-QEMU=$(command -v qemu-system-x86_64) || skip_all "no qemu-system-x86_64"
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug ||
-	skip_all "no debugfs"
-[ -d /sys/bus/pci/drivers/$DRV ] && skip_all "$DRV is already loaded"
-
-drv_of() {
-	local l
-	l=$(readlink "$PCI/$1/driver" 2>/dev/null) || { echo none; return; }
-	echo "${l##*/}"
-}
-override_of() {
-	cat "$PCI/$1/driver_override"
-}
+vmt_need_root
+vmt_need_ctl
+vmt_need_modules gpuvirt_vfio_pci
+vmt_need_iommu
+vmt_need_pci $GPU $AUD $LONE $LPC $SATA $SMB
+QEMU=$(command -v qemu-system-x86_64) || vmt_skip "no qemu-system-x86_64"
+vmt_need_debugfs
+vmt_need_unloaded $DRV
 
 # The host drivers; bochs binds both displays and hda the audio. Devices
 # that had none before get none back at the end, for the tests after us.
-declare -A PRE
-for d in $GPU $AUD $LONE; do
-	PRE[$d]=$(drv_of $d)
-done
+vmt_pt_found $GPU $AUD $LONE
 modprobe -a bochs snd-hda-intel ahci lpc_ich i2c-i801 vfio_pci_core \
 	vfio_iommu_type1 2>/dev/null
 declare -A ORIG
-for d in $GPU $AUD $LONE $LPC $SATA $SMB; do
-	ORIG[$d]=$(drv_of $d)
-done
+vmt_pt_note ORIG $GPU $AUD $LONE $LPC $SATA $SMB
 [ "${ORIG[$GPU]}" = bochs-drm ] && [ "${ORIG[$AUD]}" = snd_hda_intel ] &&
 	[ "${ORIG[$LONE]}" = bochs-drm ] && [ "${ORIG[$SATA]}" = ahci ] ||
-	skip_all "host drivers missing: $GPU ${ORIG[$GPU]}, $AUD ${ORIG[$AUD]}, $LONE ${ORIG[$LONE]}, $SATA ${ORIG[$SATA]}"
+	vmt_skip "host drivers missing: $GPU ${ORIG[$GPU]}, $AUD ${ORIG[$AUD]}, $LONE ${ORIG[$LONE]}, $SATA ${ORIG[$SATA]}"
 
 cleanup() {
-	local d
-	for d in $GPU $AUD $LONE; do
-		case $(drv_of $d) in
-		$DRV|vfio-pci) echo $d >"$PCI/$d/driver/unbind" ;;
-		esac
-		echo >"$PCI/$d/driver_override"
-		[ -e "$PCI/$d/driver" ] || echo $d >/sys/bus/pci/drivers_probe
-	done 2>/dev/null
+	vmt_pt_give_back $GPU $AUD $LONE
 	[ -n "${MON:-}" ] && kill $MON 2>/dev/null
-	rmmod $DRV vfio-pci 2>/dev/null
-	rmmod gpuvirt 2>/dev/null
-	for d in $GPU $AUD $LONE; do
-		[ "${PRE[$d]}" = none ] && [ -e "$PCI/$d/driver" ] &&
-			echo $d >"$PCI/$d/driver/unbind"
-	done 2>/dev/null
-	rm -rf "$T"
+	vmt_unload $DRV vfio-pci gpuvirt
+	vmt_pt_as_found
 }
-trap cleanup EXIT
+vmt_on_exit cleanup
 
-# run ARGS...: gpuvirtctl; stdout in $T/out, stderr in $T/err, status $rc.
-run() {
-	"$CTL" "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	echo "# gpuvirtctl $*: exit $rc"
-	sed 's/^/#   /' "$T/err"
-}
-# has FILE TEXT: FILE contains the fixed string TEXT.
-has() {
-	grep -qF -- "$2" "$1" || {
-		echo "# $1 lacks: $2"
-		return 1
-	}
-}
-# drivers_are D1 DRV1 D2 DRV2 ...: each device bound to that driver, with
-# no driver_override left behind.
-drivers_are() {
-	local ok=0
-	while [ $# -gt 1 ]; do
-		if [ "$(drv_of "$1")" != "$2" ]; then
-			echo "# $1 is bound to $(drv_of "$1"), not $2"
-			ok=1
-		fi
-		if [ "$2" != $DRV ] && [ "$2" != vfio-pci ] &&
-		   [ "$(override_of "$1")" != "(null)" ]; then
-			echo "# $1 keeps driver_override $(override_of "$1")"
-			ok=1
-		fi
-		shift 2
-	done
-	return $ok
-}
 originals() {
 	drivers_are $GPU "${ORIG[$GPU]}" $AUD "${ORIG[$AUD]}" \
 		$LONE "${ORIG[$LONE]}" $LPC "${ORIG[$LPC]}" \
@@ -162,11 +89,8 @@ qemu_open() {
 		[ $qrc = 0 ] && qrc=1
 	}
 }
-kmsg_since_mark() {
-	dmesg | sed -n "/$MARK/,\$p"
-}
 
-echo "$MARK" >/dev/kmsg
+vmt_kmsg_mark
 ktap_plan 43
 
 # --- check -------------------------------------------------------------------
@@ -256,8 +180,7 @@ run pt assign $LONE
 ktap_result $? "pt assign without $DRV loaded: refused, nothing changed"
 
 # gpuvirt_vfio_pci reports to the core's netlink family: it needs the core.
-modprobe -qa vfio mdev
-{ grep -q "^gpuvirt " /proc/modules || insmod "$CORE"; } && insmod "$KO"
+vmt_load -k gpuvirt $DRV
 ktap_result $? "insmod gpuvirt and $DRV"
 
 # pt show: the kernel's view, over netlink
@@ -380,7 +303,7 @@ echo 1 >"$DBG/$LONE/fail_check"
 qemu_open
 [ $qrc = 0 ] && dbg_is quarantine 1 && dbg_is failure_count 1 &&
 	grep -q "injected" "$DBG/$LONE/quarantine_reason" &&
-	kmsg_since_mark | grep -q "$LONE: quarantined: post-close check failed"
+	vmt_kmsg | grep -q "$LONE: quarantined: post-close check failed"
 ktap_result $? "a failed post-close check (fault knob) quarantines the device"
 sleep 1
 kill $MON 2>/dev/null
@@ -403,7 +326,7 @@ ktap_result $? "monitor: open, close, open and quarantine notifications, in orde
 
 qemu_open
 [ $qrc != 0 ] && dbg_is refused_count 1 && dbg_is open_count 2 &&
-	kmsg_since_mark | grep -q "$LONE: refusing open: quarantined"
+	vmt_kmsg | grep -q "$LONE: refusing open: quarantined"
 ktap_result $? "a quarantined device refuses the next open"
 
 echo 0 >"$DBG/$LONE/quarantine" && qemu_open
@@ -427,9 +350,7 @@ ktap_result $? "pt release $LONE from vfio-pci: bochs-drm back"
 rmmod $DRV
 ktap_result $? "rmmod $DRV"
 
-bad=$(kmsg_since_mark | grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection')
-[ -z "$bad" ] || ktap_diag "$bad"
-[ -z "$bad" ]
+vmt_kernel_quiet
 ktap_result $? "no kernel warning, BUG or Oops"
 
 ktap_finish

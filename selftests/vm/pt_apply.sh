@@ -15,59 +15,32 @@
 # Runs as root in the test VM (selftests/vm-run.sh), whose fixed PCI
 # topology it relies on (see the header of selftests/vm-run.sh). State files
 # and udev rules go to a mktemp directory. KTAP.
-set -u
 
-cd "${GPUVIRT_SRC:-.}" || exit 1
-. selftests/lib/ktap.sh
+# shellcheck source=selftests/lib/vmtest.sh
+. "${GPUVIRT_SRC:-.}/selftests/lib/vmtest.sh" || exit 1
+vmt_init
+vmt_tmpdir
+RUN_LOGS_OUT=1
 
-KODIR=${GPUVIRT_KO_DIR:-build/$(uname -r)}
-CORE=$KODIR/kernel/core/gpuvirt.ko
-SIM=$KODIR/kernel/sim/gpuvirt_sim.ko
-KO=$KODIR/kernel/vfio_pci/gpuvirt_vfio_pci.ko
-CTL=${GPUVIRT_BIN:-build/user}/gpuvirtctl
 DRV=gpuvirt_vfio_pci
 PCI=/sys/bus/pci/devices
-MDEV=/sys/bus/mdev/devices
 GPU=0000:00:05.0	# bochs-display, with ...
 AUD=0000:00:05.1	# ... ich9-intel-hda in the same group
 LONE=0000:01:00.0	# bochs-display alone behind root port 00:06.0
 U1=5a3c0001-0000-4000-8000-0000000000a1
-MARK="gpuvirt pt_apply.sh: start $$"
-T=$(mktemp -d)
 export GPUVIRT_PT_STATE_DIR=$T/state GPUVIRT_PT_UDEV_DIR=$T/udev
 unset GPUVIRT_PT_FAIL_AT
 STATE=$GPUVIRT_PT_STATE_DIR
 RULE=$GPUVIRT_PT_UDEV_DIR/61-gpuvirt-pt-$LONE.rules
 
-skip_all() {
-	echo "TAP version 13"
-	echo "1..0 # SKIP $*"
-	rm -rf "$T"
-	exit 4
-}
+vmt_need_root
+vmt_need_ctl
+vmt_need_modules gpuvirt gpuvirt_sim gpuvirt_vfio_pci
+vmt_need_iommu
+vmt_need_pci $GPU $AUD $LONE
+vmt_need_unloaded $DRV
 
-[ "$(id -u)" = 0 ] || skip_all "needs root"
-[ -x "$CTL" ] || skip_all "no $CTL (make user)"
-for f in "$CORE" "$SIM" "$KO"; do
-	[ -e "$f" ] || skip_all "no module $f (make modules)"
-done
-[ -n "$(ls /sys/kernel/iommu_groups 2>/dev/null)" ] ||
-	skip_all "no IOMMU groups (the guest boots with intel_iommu=on)"
-for d in $GPU $AUD $LONE; do
-	[ -e "$PCI/$d" ] || skip_all "no $d: not the vm-run.sh topology"
-done
-[ -d /sys/bus/pci/drivers/$DRV ] && skip_all "$DRV is already loaded"
-
-drv_of() {
-	local l
-	l=$(readlink "$PCI/$1/driver" 2>/dev/null) || { echo none; return; }
-	echo "${l##*/}"
-}
-
-declare -A PRE
-for d in $GPU $AUD $LONE; do
-	PRE[$d]=$(drv_of $d)
-done
+vmt_pt_found $GPU $AUD $LONE
 modprobe -a bochs snd-hda-intel vfio_pci_core vfio_iommu_type1 vfio mdev \
 	2>/dev/null
 # A test before us may have left them unbound with the modules loaded.
@@ -75,78 +48,19 @@ for d in $GPU $AUD $LONE; do
 	[ -e "$PCI/$d/driver" ] || echo $d >/sys/bus/pci/drivers_probe
 done 2>/dev/null
 declare -A ORIG
-for d in $GPU $AUD $LONE; do
-	ORIG[$d]=$(drv_of $d)
-done
+vmt_pt_note ORIG $GPU $AUD $LONE
 [ "${ORIG[$GPU]}" = bochs-drm ] && [ "${ORIG[$AUD]}" = snd_hda_intel ] &&
 	[ "${ORIG[$LONE]}" = bochs-drm ] ||
-	skip_all "host drivers missing: $GPU ${ORIG[$GPU]}, $AUD ${ORIG[$AUD]}, $LONE ${ORIG[$LONE]}"
+	vmt_skip "host drivers missing: $GPU ${ORIG[$GPU]}, $AUD ${ORIG[$AUD]}, $LONE ${ORIG[$LONE]}"
 
 cleanup() {
-	local d
-	for d in "$MDEV"/*; do
-		[ -e "$d/remove" ] && echo 1 >"$d/remove"
-	done 2>/dev/null
-	for d in $GPU $AUD $LONE; do
-		case $(drv_of $d) in
-		$DRV|vfio-pci) echo $d >"$PCI/$d/driver/unbind" ;;
-		esac
-		echo >"$PCI/$d/driver_override"
-		[ -e "$PCI/$d/driver" ] || echo $d >/sys/bus/pci/drivers_probe
-	done 2>/dev/null
-	rmmod $DRV vfio-pci gpuvirt_sim 2>/dev/null
-	rmmod gpuvirt 2>/dev/null
-	for d in $GPU $AUD $LONE; do
-		[ "${PRE[$d]}" = none ] && [ -e "$PCI/$d/driver" ] &&
-			echo $d >"$PCI/$d/driver/unbind"
-	done 2>/dev/null
-	rm -rf "$T"
+	vmt_remove_mdevs
+	vmt_pt_give_back $GPU $AUD $LONE
+	vmt_unload $DRV vfio-pci gpuvirt_sim gpuvirt
+	vmt_pt_as_found
 }
-trap cleanup EXIT
+vmt_on_exit cleanup
 
-# run ARGS...: gpuvirtctl; stdout in $T/out, stderr in $T/err, status $rc.
-run() {
-	"$CTL" "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	echo "# gpuvirtctl $*: exit $rc"
-	sed 's/^/#   out: /' "$T/out"
-	sed 's/^/#   err: /' "$T/err"
-}
-# has FILE TEXT: FILE contains the fixed string TEXT.
-has() {
-	grep -qF -- "$2" "$1" || {
-		echo "# $1 lacks: $2"
-		return 1
-	}
-}
-# is FILE LINE...: FILE holds exactly these lines.
-is() {
-	local f=$1 ls
-	shift
-	mapfile -t ls <"$f"
-	if [ ${#ls[@]} -ne $# ] || [ "${ls[*]}" != "$*" ]; then
-		echo "# $f is not the expected $# lines: $*"
-		return 1
-	fi
-}
-# drivers_are D1 DRV1 ...: each device bound to that driver, and a host
-# driver with no driver_override left behind.
-drivers_are() {
-	local ok=0
-	while [ $# -gt 1 ]; do
-		if [ "$(drv_of "$1")" != "$2" ]; then
-			echo "# $1 is bound to $(drv_of "$1"), not $2"
-			ok=1
-		fi
-		if [ "$2" != $DRV ] && [ "$2" != vfio-pci ] &&
-		   [ "$(cat "$PCI/$1/driver_override")" != "(null)" ]; then
-			echo "# $1 keeps driver_override $(cat "$PCI/$1/driver_override")"
-			ok=1
-		fi
-		shift 2
-	done
-	return $ok
-}
 originals() {
 	drivers_are $GPU "${ORIG[$GPU]}" $AUD "${ORIG[$AUD]}" \
 		$LONE "${ORIG[$LONE]}"
@@ -173,11 +87,10 @@ file() {
 	cat >"$T/$1.yaml"
 }
 
-echo "$MARK" >/dev/kmsg
+vmt_kmsg_mark
 ktap_plan 22
 
-{ grep -q "^gpuvirt " /proc/modules || insmod "$CORE"; } &&
-	insmod "$SIM" && insmod "$KO" && modprobe vfio-pci
+vmt_load -k gpuvirt && vmt_load gpuvirt_sim $DRV && modprobe vfio-pci
 ktap_result $? "insmod gpuvirt, gpuvirt_sim and $DRV; modprobe vfio-pci"
 
 file lone <<EOF
@@ -187,7 +100,7 @@ EOF
 
 # 2: --dry-run prints the step, changes nothing; JSON names its fields.
 run apply -f "$T/lone.yaml" --dry-run
-[ $rc = 0 ] && is "$T/out" "+ pt $LONE driver $DRV" && originals && states_are
+[ $rc = 0 ] && lines_are "$T/out" "+ pt $LONE driver $DRV" && originals && states_are
 ok=$?
 run -j apply -f "$T/lone.yaml" --dry-run
 python3 -c '
@@ -205,14 +118,14 @@ ktap_result $? "assert before apply: exit 1, the assignment is missing"
 
 # 4-6: apply, again, assert.
 run apply -f "$T/lone.yaml"
-[ $rc = 0 ] && is "$T/out" "+ pt $LONE driver $DRV" && drivers_are $LONE $DRV &&
+[ $rc = 0 ] && lines_are "$T/out" "+ pt $LONE driver $DRV" && drivers_are $LONE $DRV &&
 	drivers_are $GPU bochs-drm $AUD snd_hda_intel && states_are $LONE &&
 	grep -qx "member $LONE bochs-drm -" "$STATE/$LONE.state" &&
 	grep -qx "driver $DRV" "$STATE/$LONE.state" && [ ! -e "$RULE" ]
 ktap_result $? "apply: $LONE to $DRV, its state file remembers bochs-drm"
 
 run apply -f "$T/lone.yaml"
-[ $rc = 0 ] && is "$T/out" "nothing to do" && drivers_are $LONE $DRV &&
+[ $rc = 0 ] && lines_are "$T/out" "nothing to do" && drivers_are $LONE $DRV &&
 	states_are $LONE
 ktap_result $? "a second apply: nothing to do"
 
@@ -239,7 +152,7 @@ passthrough:
     persistent: true
 EOF
 run apply -f "$T/lone_persist.yaml"
-[ $rc = 0 ] && is "$T/out" "- pt $LONE driver $DRV" \
+[ $rc = 0 ] && lines_are "$T/out" "- pt $LONE driver $DRV" \
 	"+ pt $LONE driver $DRV persistent" && drivers_are $LONE $DRV &&
 	grep -qx "ACTION==\"add\", SUBSYSTEM==\"pci\", KERNEL==\"$LONE\", ATTR{driver_override}=\"$DRV\", RUN{builtin}+=\"kmod load $DRV\"" "$RULE" &&
 	grep -qx "persistent 1" "$STATE/$LONE.state"
@@ -259,7 +172,7 @@ passthrough:
     driver: vfio-pci
 EOF
 run apply -f "$T/lone_vfio.yaml"
-[ $rc = 0 ] && is "$T/out" "- pt $LONE driver $DRV persistent" \
+[ $rc = 0 ] && lines_are "$T/out" "- pt $LONE driver $DRV persistent" \
 	"+ pt $LONE driver vfio-pci" && drivers_are $LONE vfio-pci &&
 	grep -qx "driver vfio-pci" "$STATE/$LONE.state" &&
 	grep -qx "member $LONE bochs-drm -" "$STATE/$LONE.state" &&
@@ -271,10 +184,10 @@ file empty <<EOF
 passthrough: []
 EOF
 run apply -f "$T/empty.yaml"
-[ $rc = 0 ] && is "$T/out" "nothing to do" && drivers_are $LONE vfio-pci
+[ $rc = 0 ] && lines_are "$T/out" "nothing to do" && drivers_are $LONE vfio-pci
 ktap_result $? "apply of a file without it, no --prune: nothing to do"
 run apply -f "$T/empty.yaml" --prune
-[ $rc = 0 ] && is "$T/out" "- pt $LONE driver vfio-pci" && originals &&
+[ $rc = 0 ] && lines_are "$T/out" "- pt $LONE driver vfio-pci" && originals &&
 	states_are
 ktap_result $? "apply --prune: $LONE released, bochs-drm back, no state"
 
@@ -334,7 +247,7 @@ passthrough:
     force: true
 EOF
 run apply -f "$T/pair.yaml"
-[ $rc = 0 ] && is "$T/out" "+ pt $AUD driver $DRV force" &&
+[ $rc = 0 ] && lines_are "$T/out" "+ pt $AUD driver $DRV force" &&
 	drivers_are $GPU $DRV $AUD $DRV && states_are $AUD &&
 	grep -qx "member $GPU bochs-drm -" "$STATE/$AUD.state"
 ok=$?
@@ -342,7 +255,7 @@ run assert -f "$T/pair.yaml"
 [ $ok = 0 ] && [ $rc = 0 ]
 ktap_result $? "apply $AUD force: the display and audio pair move together, assert agrees"
 run apply -f "$T/empty.yaml" --prune
-[ $rc = 0 ] && is "$T/out" "- pt $AUD driver $DRV" && originals && states_are
+[ $rc = 0 ] && lines_are "$T/out" "- pt $AUD driver $DRV" && originals && states_are
 ktap_result $? "apply --prune: the pair goes back to bochs-drm and snd_hda_intel"
 
 # 21: a failure injected in the middle of an apply that also makes a GPU
@@ -371,10 +284,7 @@ GPUVIRT_PT_FAIL_AT=5 run apply -f "$T/full.yaml"
 	[ -z "$(ls "$GPUVIRT_PT_UDEV_DIR" 2>/dev/null)" ] && no_sim
 ktap_result $? "GPUVIRT_PT_FAIL_AT=5: the pair's failure undoes $LONE, the vGPU and the GPU"
 
-bad=$(dmesg | sed -n "/$MARK/,\$p" |
-	grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection')
-[ -z "$bad" ] || ktap_diag "$bad"
-[ -z "$bad" ]
+vmt_kernel_quiet
 ktap_result $? "no kernel warning, BUG or Oops"
 
 ktap_finish

@@ -7,7 +7,11 @@
 # selftests/vm/TESTS. Exits 0 itself: the failure must come from the runner.
 set -euo pipefail
 
-ko=$GPUVIRT_KO_DIR/selftests/modules/warn/gpuvirt_selftest_warn.ko
+# shellcheck source=selftests/lib/vmtest.sh
+. "${GPUVIRT_SRC:-.}/selftests/lib/vmtest.sh"
+vmt_init
+vmt_ko ko gpuvirt_selftest_warn
+# a failure, not a skip: without the module the run proves nothing
 if [ ! -e "$ko" ]; then
 	echo "runner_warn: $ko is not built; selftests/runner-selftest.sh builds it" >&2
 	exit 1

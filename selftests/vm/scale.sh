@@ -12,17 +12,12 @@
 # the VM under TCG, with the host loaded or not.
 #
 # Runs as root in the test VM (selftests/vm-run.sh). Prints KTAP.
-set -u
 
-cd "${GPUVIRT_SRC:-.}" || exit 1
-. selftests/lib/ktap.sh
+# shellcheck source=selftests/lib/vmtest.sh
+. "${GPUVIRT_SRC:-.}/selftests/lib/vmtest.sh" || exit 1
+vmt_init
+vmt_tmpdir
 
-KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
-CTL=${GPUVIRT_BIN:-build/user}/gpuvirtctl
-BUS=/sys/bus/gpuvirt_sim
-HW=/sys/kernel/debug/gpuvirt_sim
-CORE=/sys/kernel/debug/gpuvirt/gpus
-MDEV=/sys/bus/mdev/devices
 NGPU=64
 PER=32
 # A KASAN kernel (the debug lane) is 5 to 10 times slower and keeps freed
@@ -38,35 +33,12 @@ N=$((NGPU * PER))
 # third); a leak of the vGPU (over 1 KiB) or of most of what comes with it
 # (about 20 KiB) is more, every round.
 SLAB_SLACK_KB=$((N * 1024 / 1024))
-T=$(mktemp -d)
 MON_PID=
 
-cleanup() {
-	local d
-	[ -n "$MON_PID" ] && kill "$MON_PID" 2>/dev/null
-	for d in "$MDEV"/*; do
-		[ -e "$d/remove" ] && echo 1 >"$d/remove" 2>/dev/null
-	done
-	rmmod gpuvirt_sim 2>/dev/null
-	rmmod gpuvirt 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-if [ ! -x "$CTL" ] || [ ! -e "$KO/kernel/core/gpuvirt.ko" ]; then
-	echo "TAP version 13"
-	echo "1..0 # SKIP gpuvirtctl or the modules are not built"
-	exit 4
-fi
-rmmod gpuvirt_sim gpuvirt 2>/dev/null
-
-# diag_file FILE: FILE as KTAP diagnostics
-diag_file() {
-	local l
-	while IFS= read -r l; do
-		echo "# $l"
-	done <"$1"
-}
+vmt_start_clean gpuvirt_sim gpuvirt
+vmt_on_exit vmt_reap MON_PID
+vmt_need_ctl
+vmt_need_modules gpuvirt
 
 # uuid G I: the UUID of vGPU I of GPU G, into $u
 uuid() { printf -v u 'a0000000-0000-4000-8000-%04x%08x' "$1" "$2"; }
@@ -159,7 +131,7 @@ add_file() {
 ktap_plan 8
 
 t_start=$SECONDS
-modprobe -a vfio mdev && insmod "$KO/kernel/core/gpuvirt.ko" && insmod "$KO/kernel/sim/gpuvirt_sim.ko" &&
+vmt_load gpuvirt gpuvirt_sim &&
 	for ((g = 0; g < NGPU; g++)); do echo "$g h200-141gb" >$BUS/new_device || exit 1; done
 ktap_result $? "modules load, $NGPU simulated H200s"
 add_file

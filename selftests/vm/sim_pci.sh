@@ -6,36 +6,23 @@
 # emulates (debugfs gpuvirt_sim/simN/config), its BAR window, the mdev
 # parent on it, and its life through PCI remove/rescan, del_device and
 # rmmod. Runs in the test VM; KTAP.
-set -u
 
-cd "${GPUVIRT_SRC:-.}" || exit 1
-. selftests/lib/ktap.sh
+# shellcheck source=selftests/lib/vmtest.sh
+. "${GPUVIRT_SRC:-.}/selftests/lib/vmtest.sh" || exit 1
+vmt_init
+vmt_tmpdir
 
-KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
-CTL=${GPUVIRT_BIN:-build/user}/gpuvirtctl
-BUS=/sys/bus/gpuvirt_sim
-SIMDBG=/sys/kernel/debug/gpuvirt_sim
 F0=8000:00:00.0
 U=6c1a3e0f-5b2d-4e8a-9f70-00000000c0a1
-T=$(mktemp -d)
 
-cleanup() {
-	[ -e /sys/bus/mdev/devices/$U ] && echo 1 >/sys/bus/mdev/devices/$U/remove
-	rmmod gpuvirt_sim gpuvirt 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-if ! command -v lspci >/dev/null || ! command -v setpci >/dev/null ||
-   [ ! -e "$KO/kernel/core/gpuvirt.ko" ]; then
-	echo "TAP version 13"
-	echo "1..0 # SKIP lspci/setpci (pciutils) or the modules are missing"
-	exit 4
-fi
+vmt_on_exit vmt_unload gpuvirt_sim gpuvirt
+vmt_on_exit vmt_remove_mdevs "$U"
+vmt_need_cmds lspci setpci
+vmt_need_modules gpuvirt
 
 # The bytes of a config space dump "OFF: b0 b1 ..." (debugfs) at OFF.
 dbg_bytes() {
-	sed -n "s/^$2: //p" "$SIMDBG/$1/config"
+	sed -n "s/^$2: //p" "$HW/$1/config"
 }
 # The same 16 bytes read through the PCI core (sysfs config file).
 sys_bytes() {
@@ -45,8 +32,7 @@ sys_bytes() {
 
 ktap_plan 20
 
-modprobe mdev && modprobe vfio_iommu_type1 &&
-	insmod "$KO/kernel/core/gpuvirt.ko" && insmod "$KO/kernel/sim/gpuvirt_sim.ko" &&
+vmt_load gpuvirt gpuvirt_sim &&
 	echo "0 h200-141gb" >$BUS/new_device
 ktap_result $? "modules loaded, simulated H200 created"
 
@@ -60,7 +46,7 @@ ktap_result $? "lspci lists $F0 as a 3D controller fffc:0001 rev 01"
 [ "$(basename "$(readlink /sys/bus/pci/devices/$F0/driver)")" = gpuvirt_sim ] &&
 	[ "$(readlink -f $BUS/devices/sim0/gpu)" = "$(readlink -f /sys/bus/pci/devices/$F0)" ] &&
 	[ "$(readlink -f /sys/bus/pci/devices/$F0)" = "$(readlink -f $BUS/devices/sim0)/pci8000:00/$F0" ] &&
-	grep -qx "pci: $F0" "$SIMDBG/sim0/hw"
+	grep -qx "pci: $F0" "$HW/sim0/hw"
 ktap_result $? "bound to gpuvirt_sim, below sim0's own domain, sim0/gpu and the sim's hw file agree"
 
 # 4: lspci -vv reads the BARs and capabilities
@@ -161,7 +147,7 @@ ktap_result $? "vgpu add: the vGPU's parent is $F0, the type has 3 left, the cor
 
 # 12: a second GPU, a second domain
 echo "1 a100-40gb" >$BUS/new_device && lspci -D -n -s 8001:00:00.0 | grep -q "0302: fffc:0001" &&
-	grep -qx "pci: 8001:00:00.0" "$SIMDBG/sim1/hw" &&
+	grep -qx "pci: 8001:00:00.0" "$HW/sim1/hw" &&
 	lspci -vv -s 8001:00:00.0 | grep -q "Device Serial Number ff-fc-00-01-00-00-00-01"
 ktap_result $? "GPU 1 is 8001:00:00.0, its serial number carries its id"
 
@@ -186,7 +172,7 @@ ktap_result $? "PCI remove: vGPU and GPU gone (netlink, debugfs), the sim device
 # 15: rescan brings it back, registered again, with a fresh config space
 echo 1 >/sys/bus/pci/rescan
 [ -e /sys/bus/pci/devices/$F0/gpuvirt ] && "$CTL" gpu show id 0 | grep -q "dev $F0" &&
-	grep -qx "registered: 1" "$SIMDBG/sim0/hw" &&
+	grep -qx "registered: 1" "$HW/sim0/hw" &&
 	[ "$(cat /sys/bus/pci/devices/$F0/mdev_supported_types/gpuvirt_sim-H200-35C/available_instances)" = 4 ] &&
 	"$CTL" vgpu add gpu 0 type H200-35C uuid $U >/dev/null
 ktap_result $? "PCI rescan: the function is back and bound, GPU 0 registered, a vGPU can be made"

@@ -9,37 +9,24 @@
 # VF's own files, a MIG-backed VF, and a GPU or
 # module going away with typed VFs. Checks sysfs, netlink (gpuvirtctl) and
 # what the simulated GPU was provisioned with (debugfs sim0/vfs). KTAP.
-set -u
 
-cd "${GPUVIRT_SRC:-.}" || exit 1
-. selftests/lib/ktap.sh
+# shellcheck source=selftests/lib/vmtest.sh
+. "${GPUVIRT_SRC:-.}/selftests/lib/vmtest.sh" || exit 1
+vmt_init
+vmt_tmpdir
 
-KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
-BIN=${GPUVIRT_BIN:-build/user}
-CTL=$BIN/gpuvirtctl
-VMBIN=$BIN/selftests/vm
-BUS=/sys/bus/gpuvirt_sim
 PF=/sys/bus/pci/devices/8000:00:00.0
 SIM=/sys/kernel/debug/gpuvirt_sim/sim0
 CORE=/sys/kernel/debug/gpuvirt/gpus/sim0
 VF1=8000:00:00.1 VF2=8000:00:00.2 VF3=8000:00:00.3 VF4=8000:00:00.4
 U=2b9f0c3e-6a1d-4f7e-8c55-0000000005a1
-T=$(mktemp -d)
 QPID=
 
-cleanup() {
-	[ -n "$QPID" ] && kill "$QPID" 2>/dev/null && wait "$QPID" 2>/dev/null
-	[ -e /sys/bus/mdev/devices/$U ] && echo 1 >/sys/bus/mdev/devices/$U/remove
-	rmmod gpuvirt_sim gpuvirt 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-if [ ! -e "$KO/kernel/core/gpuvirt.ko" ] || ! command -v lspci >/dev/null; then
-	echo "TAP version 13"
-	echo "1..0 # SKIP the modules or lspci are missing"
-	exit 4
-fi
+vmt_on_exit vmt_unload gpuvirt_sim gpuvirt
+vmt_on_exit vmt_remove_mdevs "$U"
+vmt_on_exit vmt_reap QPID
+vmt_need_modules gpuvirt
+vmt_need_cmds lspci
 
 vf() { echo "/sys/bus/pci/devices/$1/gpuvirt/$2"; }
 type_id() {	# the id VF $1 lists for type $2
@@ -75,8 +62,7 @@ read_err() {	# FILE: the error reading FILE, "ok" if none
 
 ktap_plan 21
 
-modprobe mdev && modprobe vfio_iommu_type1 &&
-	insmod "$KO/kernel/core/gpuvirt.ko" && insmod "$KO/kernel/sim/gpuvirt_sim.ko" &&
+vmt_load gpuvirt gpuvirt_sim &&
 	echo "0 h200-141gb" >$BUS/new_device
 ktap_result $? "modules loaded, simulated H200 created"
 

@@ -11,46 +11,24 @@
 # part-way is undone; conflicts change nothing; --prune clears what the
 # file leaves out but never a VF in use; leaving the model disables the VFs
 # first. Then "gpu set", "vgpu add ... vf" and "vgpu del vf". KTAP.
-set -u
 
-cd "${GPUVIRT_SRC:-.}" || exit 1
-. selftests/lib/ktap.sh
+# shellcheck source=selftests/lib/vmtest.sh
+. "${GPUVIRT_SRC:-.}/selftests/lib/vmtest.sh" || exit 1
+vmt_init
+vmt_tmpdir
+RUN_LOGS_OUT=1
 
-KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
-BIN=${GPUVIRT_BIN:-build/user}
-CTL=$BIN/gpuvirtctl
-VMBIN=$BIN/selftests/vm
 PF=/sys/bus/pci/devices/8000:00:00.0
 SIM=/sys/kernel/debug/gpuvirt_sim/sim0
 CORE=/sys/kernel/debug/gpuvirt/gpus/sim0
 VF1=8000:00:00.1 VF2=8000:00:00.2 VF3=8000:00:00.3
-T=$(mktemp -d)
 LPID=
 
-cleanup() {
-	[ -n "$LPID" ] && kill "$LPID" 2>/dev/null && wait "$LPID" 2>/dev/null
-	rmmod gpuvirt_sim gpuvirt 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
+vmt_start_clean gpuvirt_sim gpuvirt
+vmt_on_exit vmt_reap LPID
+vmt_need_ctl
+vmt_need_modules gpuvirt
 
-if [ ! -x "$CTL" ] || [ ! -e "$KO/kernel/core/gpuvirt.ko" ]; then
-	echo "TAP version 13"
-	echo "1..0 # SKIP gpuvirtctl or the modules are not built"
-	exit 4
-fi
-rmmod gpuvirt_sim gpuvirt 2>/dev/null
-
-# run ARGS...: gpuvirtctl, stdout in $T/out, stderr in $T/err, status in $rc
-run() {
-	"$CTL" "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	ktap_diag "gpuvirtctl $*: exit $rc" "$(cat "$T/out" "$T/err")"
-}
-# has FILE TEXT: FILE contains the fixed string TEXT
-has() {
-	grep -qF -- "$2" "$1" || { ktap_diag "$1 lacks: $2"; return 1; }
-}
 # is FILE VALUE: the sysfs or debugfs file reads VALUE
 is() {
 	[ "$(cat "$1" 2>/dev/null)" = "$2" ] ||
@@ -85,8 +63,7 @@ for v in json.load(sys.stdin)["vgpu"]:
 
 ktap_plan 15
 
-modprobe mdev && modprobe vfio_iommu_type1 &&
-	insmod "$KO/kernel/core/gpuvirt.ko" && insmod "$KO/kernel/sim/gpuvirt_sim.ko"
+vmt_load gpuvirt gpuvirt_sim
 ktap_result $? "modules loaded"
 
 cat >"$T/base.yaml" <<EOF

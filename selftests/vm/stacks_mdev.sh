@@ -14,74 +14,35 @@
 # stack's steps in reverse.
 #
 # Runs as root in the test VM (selftests/vm-run.sh). Prints KTAP.
-set -u
-cd "${GPUVIRT_SRC:-.}" || exit 1
-. selftests/lib/ktap.sh
-KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
+
+# shellcheck source=selftests/lib/vmtest.sh
+. "${GPUVIRT_SRC:-.}/selftests/lib/vmtest.sh" || exit 1
+vmt_init
+vmt_tmpdir
+
 SAMPLES=$KO/mdev-samples
-CTL=${GPUVIRT_BIN:-build/user}/gpuvirtctl
-BUS=/sys/bus/gpuvirt_sim
-MDEV=/sys/bus/mdev/devices
 MT=/sys/class/mdev_bus/mtty/mdev_supported_types
 U1=7d2f0001-0000-4000-8000-000000000001
 U2=7d2f0001-0000-4000-8000-000000000002
 U3=7d2f0001-0000-4000-8000-000000000003
 US=7d2f0001-0000-4000-8000-0000000000f0
-T=$(mktemp -d)
+
 cleanup() {
 	exec 7>&- 2>/dev/null
-	for d in "$MDEV"/*; do
-		[ -e "$d/remove" ] && echo 1 >"$d/remove" 2>/dev/null
-	done
-	rmmod mbochs mdpy mtty gpuvirt_sim gpuvirt 2>/dev/null
-	rm -rf "$T"
+	vmt_remove_mdevs
+	vmt_unload mbochs mdpy mtty gpuvirt_sim gpuvirt
 }
-trap cleanup EXIT
-skip_all() {
-	echo "TAP version 13"
-	echo "1..0 # SKIP $*"
-	exit 4
-}
-[ -x "$CTL" ] || skip_all "no $CTL (make user)"
-[ -e "$KO/kernel/core/gpuvirt.ko" ] || skip_all "no modules (make modules)"
-[ -e "$SAMPLES/mtty.ko" ] || skip_all "no $SAMPLES/mtty.ko (make mdev-samples KVER=$(uname -r))"
-rmmod gpuvirt_sim gpuvirt 2>/dev/null
+vmt_on_exit cleanup
 
-diag_file() {
-	local l
-	while IFS= read -r l; do
-		echo "# $l"
-	done <"$1"
-}
-run() {
-	"$CTL" "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	if [ -s "$T/err" ]; then
-		echo "# $*: exit $rc"
-		diag_file "$T/err"
-	fi
-	return 0
-}
-has() {
-	local txt=
-	IFS= read -r -d '' txt <"$1"
-	[[ $txt == *"$2"* ]] || {
-		echo "# $1 lacks: $2"
-		return 1
-	}
-}
+vmt_need_ctl
+vmt_need_modules gpuvirt mtty
+vmt_unload gpuvirt_sim gpuvirt
+
 is() {
 	local txt=
 	IFS= read -r -d '' txt <"$1"
 	[ "$txt" = "$2" ] || {
 		echo "# $1 is \"$txt\", not \"$2\""
-		return 1
-	}
-}
-sysfs_is() {
-	local v
-	read -r v <"$1" && [ "$v" = "$2" ] || {
-		echo "# $1 is \"$v\", not \"$2\""
 		return 1
 	}
 }
@@ -100,15 +61,14 @@ mdevs() {
 ktap_plan 16
 
 # 1: mtty alone, before gpuvirt: listed, gpuvirt's absence said on stderr
-modprobe -a vfio mdev && insmod "$SAMPLES/mtty.ko" && run gpu show &&
+vmt_load mtty && run gpu show &&
 	[ $rc -eq 0 ] && has "$T/err" "gpuvirt netlink family is not available" &&
 	is "$T/out" "stack mdev dev mtty types 2 vgpus 0
 "
 ktap_result $? "without gpuvirt: gpu show lists mtty, exit 0, and says the family is missing"
 
 # 2
-insmod "$KO/kernel/core/gpuvirt.ko" && insmod "$KO/kernel/sim/gpuvirt_sim.ko" &&
-	echo "0 h200-141gb" >$BUS/new_device
+vmt_load gpuvirt gpuvirt_sim && echo "0 h200-141gb" >$BUS/new_device
 ktap_result $? "gpuvirt and gpuvirt_sim (sim0) load next to mtty"
 EXTRA=
 for m in mdpy mbochs; do

@@ -13,40 +13,28 @@
 #
 # The screendump, as PNG, goes to /run/gvout/vgpu-screendump.png (OUTDIR/guest
 # on the host) for Documentation/images/.
-set -u
 
-cd "${GPUVIRT_SRC:-.}" || exit 1
-. selftests/lib/ktap.sh
+# shellcheck source=selftests/lib/vmtest.sh
+. "${GPUVIRT_SRC:-.}/selftests/lib/vmtest.sh" || exit 1
+vmt_init
+vmt_tmpdir
 
-KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
-BIN=${GPUVIRT_BIN:-build/user}
-CTL=$BIN/gpuvirtctl
-ELF=$BIN/selftests/vm/vgpu_guest.elf
+ELF=$VMBIN/vgpu_guest.elf
 UUID=2f0c6a9e-7d41-4c5e-9b0a-0000000000b1
 TYPE=/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types/gpuvirt_sim-A100-1B
 CORE=/sys/kernel/debug/gpuvirt/gpus/sim0
 HW=/sys/kernel/debug/gpuvirt_sim/sim0
-T=$(mktemp -d)
 QPID=
 
-cleanup() {
-	[ -n "$QPID" ] && kill "$QPID" 2>/dev/null && wait "$QPID" 2>/dev/null
-	[ -e /sys/bus/mdev/devices/$UUID ] && echo 1 >/sys/bus/mdev/devices/$UUID/remove
-	rmmod gpuvirt_sim gpuvirt 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-if ! command -v qemu-system-x86_64 >/dev/null || [ ! -e "$KO/kernel/core/gpuvirt.ko" ] ||
-   [ ! -e "$ELF" ]; then
-	echo "TAP version 13"
-	echo "1..0 # SKIP qemu-system-x86_64, the modules or $ELF are missing"
-	exit 4
-fi
+vmt_on_exit vmt_unload gpuvirt_sim gpuvirt
+vmt_on_exit vmt_remove_mdevs "$UUID"
+vmt_on_exit vmt_reap QPID
+vmt_need_cmds qemu-system-x86_64
+vmt_need_modules gpuvirt
+[ -e "$ELF" ] || vmt_skip "no $ELF (make vm-tests)"
 
 ktap_plan 10
-modprobe mdev && modprobe vfio_iommu_type1 &&
-	insmod "$KO/kernel/core/gpuvirt.ko" && insmod "$KO/kernel/sim/gpuvirt_sim.ko" &&
+vmt_load gpuvirt gpuvirt_sim &&
 	echo "0 a100-40gb" >/sys/bus/gpuvirt_sim/new_device && echo $UUID >$TYPE/create
 ktap_result $? "simulated A100 with an A100-1B vGPU"
 

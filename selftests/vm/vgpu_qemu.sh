@@ -4,32 +4,22 @@
 # QEMU as a real consumer of a vGPU: it starts with
 # -device vfio-pci,sysfsdev=/sys/bus/mdev/devices/<uuid>, and its monitor's
 # "info pci" shows our device with its BARs. Runs in the test VM; KTAP.
-set -u
 
-cd "${GPUVIRT_SRC:-.}" || exit 1
-. selftests/lib/ktap.sh
+# shellcheck source=selftests/lib/vmtest.sh
+. "${GPUVIRT_SRC:-.}/selftests/lib/vmtest.sh" || exit 1
+vmt_init
+vmt_tmpdir
 
-KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
 UUID=2f0c6a9e-7d41-4c5e-9b0a-0000000000a1
 TYPE=/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types/gpuvirt_sim-H200-35C
-T=$(mktemp -d)
 
-cleanup() {
-	[ -e /sys/bus/mdev/devices/$UUID ] && echo 1 >/sys/bus/mdev/devices/$UUID/remove
-	rmmod gpuvirt_sim gpuvirt 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-if ! command -v qemu-system-x86_64 >/dev/null || [ ! -e "$KO/kernel/core/gpuvirt.ko" ]; then
-	echo "TAP version 13"
-	echo "1..0 # SKIP qemu-system-x86_64 or the modules are missing"
-	exit 4
-fi
+vmt_on_exit vmt_unload gpuvirt_sim gpuvirt
+vmt_on_exit vmt_remove_mdevs "$UUID"
+vmt_need_cmds qemu-system-x86_64
+vmt_need_modules gpuvirt
 
 ktap_plan 5
-modprobe mdev && modprobe vfio_iommu_type1 &&
-	insmod "$KO/kernel/core/gpuvirt.ko" && insmod "$KO/kernel/sim/gpuvirt_sim.ko" &&
+vmt_load gpuvirt gpuvirt_sim &&
 	echo "0 h200-141gb" >/sys/bus/gpuvirt_sim/new_device
 ktap_result $? "modules loaded, simulated H200 created"
 

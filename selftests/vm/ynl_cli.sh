@@ -7,23 +7,22 @@
 # what it reads and sets agrees with sysfs and debugfs.
 #
 # Runs as root in the test VM (selftests/vm-run.sh). Prints KTAP.
-set -u
 
-cd "${GPUVIRT_SRC:-.}" || exit 1
-. selftests/lib/ktap.sh
+# shellcheck source=selftests/lib/vmtest.sh
+. "${GPUVIRT_SRC:-.}/selftests/lib/vmtest.sh" || exit 1
+vmt_init
+vmt_tmpdir
 
-KO=${GPUVIRT_KO_DIR:-build/$(uname -r)}
 YNL=build/ksrc/tools/net/ynl
 SPEC=Documentation/netlink/specs/gpuvirt.yaml
 SCHEMA=build/ksrc/Documentation/netlink/genetlink-legacy.yaml
 TYPES=/sys/bus/gpuvirt_sim/devices/sim0/gpu/mdev_supported_types
 GV=/sys/bus/gpuvirt_sim/devices/sim0/gpu/gpuvirt
 U=7a11c0de-0000-4000-8000-000000000001
-OUT=$(mktemp)
+OUT=$T/out
 
 if [ ! -f "$YNL/cli.py" ] || ! python3 -c 'import yaml, jsonschema' 2>/dev/null; then
-	echo "1..0 # SKIP the YNL CLI or python3-yaml/jsonschema is missing"
-	exit 4
+	vmt_skip "the YNL CLI or python3-yaml/jsonschema is missing"
 fi
 
 ynl() {
@@ -40,15 +39,13 @@ sys.exit(0 if eval(sys.argv[2]) else 1)' "$OUT" "$1"
 }
 
 cleanup() {
-	[ -e /sys/bus/mdev/devices/$U ] && echo 1 > /sys/bus/mdev/devices/$U/remove
+	vmt_remove_mdevs "$U"
 	[ -e /sys/bus/gpuvirt_sim/devices/sim0 ] && echo 0 > /sys/bus/gpuvirt_sim/del_device
-	rmmod gpuvirt_sim gpuvirt 2>/dev/null
-	rm -f "$OUT"
+	vmt_unload gpuvirt_sim gpuvirt
 }
-trap cleanup EXIT
+vmt_on_exit cleanup
 
-modprobe -qa mdev vfio_iommu_type1 || exit 1
-insmod "$KO/kernel/core/gpuvirt.ko" && insmod "$KO/kernel/sim/gpuvirt_sim.ko" || exit 1
+vmt_load gpuvirt gpuvirt_sim || exit 1
 echo "0 h200-141gb" > /sys/bus/gpuvirt_sim/new_device || exit 1
 echo $U > $TYPES/gpuvirt_sim-H200-35C/create || exit 1
 
