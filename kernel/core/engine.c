@@ -743,11 +743,16 @@ int gpuvirt_sched_set(struct gpuvirt_mdev_parent *mp, u32 policy,
 		      u64 slice_ns)
 {
 	struct gpuvirt_sched *s = &mp->sched;
-	u64 now = ktime_get_ns();
-	u64 old_slice;
+	u64 old_slice, now;
 	int err = 0;
 
 	spin_lock(&s->lock);
+	/*
+	 * The policy's clock, as for every other call into it: the wall clock
+	 * is ahead of it by the lag not made up, and credits would not accrue
+	 * again until the modelled clock had caught up with it.
+	 */
+	now = gpuvirt_sched_clock(s);
 	old_slice = s->sp.slice_ns;
 	if (slice_ns != U64_MAX)
 		err = gpuvirt_sp_set_slice(&s->sp, slice_ns, now);
