@@ -34,10 +34,11 @@
  *    policy and these figures leave out (modelled time), so it moves no
  *    share; what remains is a stall that ends a turn on the wall-clock
  *    bound, a slice or less of one vGPU now and then (0.1 point).
- *  - The client. vgpu_load keeps 30 ms of work queued (at a 25 % share
- *    that is 120 ms of wall time); a client that gets no CPU for longer
- *    leaves its vGPU idle and short of its share. It counts such gaps
- *    ("starved" in its report), and the tests print them.
+ *  - The client. vgpu_load keeps LOAD_DEPTH_US of work queued (at a 25 %
+ *    share that is 400 ms of modelled time); a client that gets no CPU for
+ *    longer leaves its vGPU idle and short of its share. It counts such
+ *    gaps ("starved" in its report), the core counts every return from
+ *    idle to work (wait_hist_us), and the tests print both.
  *  - Slice granularity. With 2 ms slices a share over a 2.5 s window is
  *    off by at most one slice at each end (0.16 points), and credits are
  *    clamped to one slice (0.08 points).
@@ -50,6 +51,7 @@
 #include <dirent.h>
 #include <linux/vfio.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -74,6 +76,8 @@
 #define TOL_PP		5	/* see the file comment */
 /* A loop-back bound on a load's run: it is stopped long before. */
 #define LOAD_MAX_S	"120"
+/* Modelled work each load keeps queued, in us (see the file comment). */
+#define LOAD_DEPTH_US	"100000"
 
 struct gpu_snap {
 	unsigned long long busy, idle, switches, slice_ns, lag, caught;
@@ -102,6 +106,7 @@ struct window {
 	int hw_split[MAXV], core_split[MAXV];	/* among the loaded vGPUs */
 	unsigned long long d_slices[MAXV], d_preempt[MAXV];
 	unsigned long long waits[MAXV];	/* since the vGPU was created */
+	unsigned long long d_waits;	/* of the loaded vGPUs, in the window */
 	unsigned long long d_switches;
 };
 
@@ -316,8 +321,9 @@ static int load_start(FIXTURE_DATA(sched) *self, int i, unsigned int compute_us)
 		return -errno;
 	if (!pid) {
 		execl(bin, "vgpu_load", self->uuid[i], "--seconds", LOAD_MAX_S,
-		      "--compute-us", cus, "--report", report, "--ready", ready,
-		      "--quiet", (char *)NULL);
+		      "--compute-us", cus, "--depth-us", LOAD_DEPTH_US,
+		      "--report", report, "--ready", ready, "--quiet",
+		      (char *)NULL);
 		fprintf(stderr, "exec %s: %s\n", bin, strerror(errno));
 		_exit(127);
 	}
@@ -431,32 +437,19 @@ static int permille(unsigned long long part, unsigned long long whole)
 }
 
 /*
- * Measure one window over the vGPUs with a load (mask: bit i = vGPU i
- * loaded). Logs a table; returns 0 or -errno.
+ * The window between snapshots @a and @b over the vGPUs with a load (mask:
+ * bit i = vGPU i loaded). Logs a table.
  */
-static int measure(struct __test_metadata *_metadata,
-		   FIXTURE_DATA(sched) *self, unsigned int mask, int window_ms,
-		   struct window *w)
+static void window_of(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(sched) *self, unsigned int mask,
+		      const struct snap *a, const struct snap *b,
+		      struct window *w)
 {
 	unsigned long long total, wall, lag, hw_sum = 0, run_sum = 0, d;
-	struct snap *a, *b;
-	int i, err;
 	bool hw_ok = true;
+	int i;
 
-	a = calloc(2, sizeof(*a));
-	if (!a)
-		return -ENOMEM;
-	b = a + 1;
 	memset(w, 0, sizeof(*w));
-	err = snap_take(self, a);
-	if (!err) {
-		usleep(window_ms * 1000);
-		err = snap_take(self, b);
-	}
-	if (err) {
-		free(a);
-		return err;
-	}
 	wall = (b->g.busy - a->g.busy) + (b->g.idle - a->g.idle);
 	lag = (b->g.lag - a->g.lag) - (b->g.caught - a->g.caught);
 	total = wall - lag;	/* the window in modelled time */
@@ -473,6 +466,7 @@ static int measure(struct __test_metadata *_metadata,
 		if (!(mask & (1u << i)))
 			continue;
 		w->capacity_sum += w->capacity[i];
+		w->d_waits += b->v[i].waits - a->v[i].waits;
 		run_sum += b->v[i].charged - a->v[i].charged;
 		if (a->v[i].hw_ns == ~0ULL || b->v[i].hw_ns == ~0ULL)
 			hw_ok = false;
@@ -503,8 +497,30 @@ static int measure(struct __test_metadata *_metadata,
 		       permille(b->v[i].run - a->v[i].run, wall), w->capacity[i],
 		       w->core_split[i], w->hw_split[i],
 		       w->d_slices[i], w->d_preempt[i], w->waits[i]);
+	TH_LOG("  the loaded vGPUs went from no work to work %llu times in the window",
+	       w->d_waits);
+}
+
+/* Measure one window of @window_ms; 0 or -errno. */
+static int measure(struct __test_metadata *_metadata,
+		   FIXTURE_DATA(sched) *self, unsigned int mask, int window_ms,
+		   struct window *w)
+{
+	struct snap *a;
+	int err;
+
+	a = calloc(2, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	err = snap_take(self, a);
+	if (!err) {
+		usleep(window_ms * 1000);
+		err = snap_take(self, a + 1);
+	}
+	if (!err)
+		window_of(_metadata, self, mask, a, a + 1, w);
 	free(a);
-	return 0;
+	return err;
 }
 
 /* |got - want| <= tol, all in per mille, with a message. */
@@ -776,11 +792,17 @@ TEST_F_TIMEOUT(sched, best_effort_shares_evenly, 90)
 	for (i = 0; i < 4; i++)
 		EXPECT_NEAR_PM(250, eq.share[i], TOL_PM, "equal: vgpu %d share", i);
 	ratio = permille(eq.capacity_sum, w.capacity_sum);
-	/* in wall time, each window's figure is scaled by its own lag */
-	ksft_print_msg("equal-share / best-effort capacity, 4 busy: %d per mille (%d / %d); lag %d and %d per mille, so %d per mille in wall time\n",
+	/*
+	 * In wall time, each window's figure is scaled by its own lag: printed,
+	 * never judged (bench/sched measures it). A return to work means a
+	 * client let its queue run dry in the window: its vGPU's idle time is
+	 * the guest's, and equal-share hands it to nobody.
+	 */
+	ksft_print_msg("equal-share / best-effort capacity, 4 busy: %d per mille (%d / %d); lag %d and %d per mille, so %d per mille in wall time; returns to work %llu and %llu\n",
 		       ratio, eq.capacity_sum, w.capacity_sum, eq.lag, w.lag,
 		       permille(eq.capacity_sum * (1000 - eq.lag),
-				w.capacity_sum * (1000 - w.lag)));
+				w.capacity_sum * (1000 - w.lag)),
+		       eq.d_waits, w.d_waits);
 	stop_all(_metadata, self, NULL);
 	/*
 	 * On a KASAN kernel the shares above were judged, but the capacity
@@ -793,6 +815,78 @@ TEST_F_TIMEOUT(sched, best_effort_shares_evenly, 90)
 		     ratio);
 	EXPECT_LE(EQ_BE_MIN_PM, ratio)
 		TH_LOG("equal share delivered %d per mille of best effort", ratio);
+}
+
+/*
+ * A live policy change on an engine that lags the model. The policy runs
+ * on the engine's modelled clock, which the wall clock is ahead of by the
+ * lag not made up (Documentation/scheduler.rst, "Modelled time and lag"):
+ * a change taken on the wall clock would hold every credit still until the
+ * modelled clock caught up, and equal-share would leave the GPU idle that
+ * long. A busy host builds such a lag; COPY packets build it on purpose,
+ * since the model copies 16 KiB per us, faster than the guest's memcpy
+ * (under TCG, by far). Then two busy vGPUs are switched from best-effort
+ * to equal-share inside the window: 1/2 each leaves no idle, however far
+ * behind the engine is.
+ */
+#define LAG_WANT_NS	500000000ULL
+#define COPY_LEN	(4u << 20)
+TEST_F_TIMEOUT(sched, policy_change_on_a_lagging_engine, 120)
+{
+	const uint32_t copy[] = {
+		GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_COPY, 7, 0),
+		2 * COPY_LEN, 0, COPY_LEN, 0, COPY_LEN, 0,
+	};
+	struct vfio_user *u = &self->idle[0];
+	unsigned long long behind = 0;
+	struct snap s[2];
+	struct vgpu_ring r;
+	struct window w;
+	uint32_t err = ~0u;
+	int i, round;
+	void *map;
+
+	ASSERT_EQ(0, vgpus_create(self, "H200-35C", 2));
+	ASSERT_EQ(0, gpu_knob("sched_policy", "best-effort"));
+
+	/* vGPU 0 copies until the engine is LAG_WANT_NS behind the model */
+	ASSERT_EQ(0, hold_open(self, 0));
+	map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, u->device,
+		   VGPU_REGION(VFIO_PCI_BAR2_REGION_INDEX));
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, vgpu_ring_setup(&r, u->device, map, 4096));
+	for (round = 0; round < 20 && behind < LAG_WANT_NS; round++) {
+		for (i = 0; i < 100; i++)
+			vgpu_ring_put(&r, copy, 7);
+		ASSERT_EQ(0, vgpu_ring_kick(&r));
+		ASSERT_EQ(0, vgpu_ring_idle(&r, 60000));
+		behind = gv_kv_u64(GPU_SCHED, "lag_ns") -
+			 gv_kv_u64(GPU_SCHED, "caught_up_ns");
+	}
+	EXPECT_EQ(0, vgpu_reg_read(u->device, GPUVIRT_VGPU_REG_ERROR, &err));
+	EXPECT_EQ(0, err);
+	munmap(map, 4096);
+	vgpu_client_close(u);
+	TH_LOG("the engine is %llu ms behind the model after %d rounds of copies",
+	       behind / 1000000, round);
+	if (behind < LAG_WANT_NS)
+		SKIP(return, "the engine kept up with the copies: %llu ms behind, no lag to change the policy on",
+		     behind / 1000000);
+
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, load_start(self, i, 5000));
+	ASSERT_EQ(0, loads_wait_ready(self));
+	ASSERT_EQ(0, snap_take(self, &s[0]));
+	ASSERT_EQ(0, gpu_knob("sched_policy", "equal-share"));
+	usleep(WINDOW_MS * 1000);
+	ASSERT_EQ(0, snap_take(self, &s[1]));
+	window_of(_metadata, self, 0x3, &s[0], &s[1], &w);
+	EXPECT_STREQ("equal-share", s[1].g.policy);
+	EXPECT_LE(950, w.busy);
+	for (i = 0; i < 2; i++)
+		EXPECT_NEAR_PM(500, w.share[i], TOL_PM, "vgpu %d share", i);
+	expect_hw_agrees(_metadata, self, 0x3, &w);
+	stop_all(_metadata, self, NULL);
 }
 
 /*
