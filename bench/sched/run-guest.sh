@@ -7,7 +7,9 @@
 #
 # Loads the modules, creates a simulated H200 with eight H200-17C vGPUs
 # (max_instances 8) and measures the scheduler with real VFIO clients
-# (build/user/selftests/vm/vgpu_load, one process per vGPU). Prints one
+# (build/user/selftests/vm/vgpu_load, one process per vGPU); then puts the
+# GPU in MIG mode (build/user/gpuvirtctl) and measures what GPU instances
+# deliver per wall second. Prints one
 # line per measure, "row<TAB>measure<TAB>run in<TAB>value<TAB>goal<TAB>met",
 # the format of bench/sched/policy_sim, and "note: ..." lines. Every value is
 # a ratio; see bench/sched/README.md for the definitions.
@@ -19,6 +21,7 @@ cd "${GPUVIRT_SRC:-.}"
 KVER=${KVER:-$(uname -r)}
 KO=${GPUVIRT_KO_DIR:-build/$KVER}
 LOAD=build/user/selftests/vm/vgpu_load
+CTL=build/user/gpuvirtctl
 WIN=${1:-10}
 GPU=sim0
 N=8
@@ -39,6 +42,9 @@ M_ISO_T="isolation, fixed-share (victim engine time with 7 noisy / alone)"
 M_SW="switch overhead, best-effort, 1 ms slices, 8 busy (idle / engine time)"
 M_CPU="scheduler CPU, 1 ms slices, 8 busy (deciding and accounting, % of a core)"
 M_ENG="engine thread CPU, 1 ms slices, 8 busy (scheduler + simulated execution, % of a core)"
+M_EQBE="equal-share / best-effort, 8 busy, work per wall second"
+M_MIG_CAP="MIG, seven busy 1g GIs / one 7g GI, work per wall second"
+M_MIG_ISO="MIG isolation, victim 1g GI with 3 busy neighbours / alone, work per wall second"
 
 note() { echo "note: $*"; }
 
@@ -94,8 +100,8 @@ snap() {
 	stamp
 	t0=$NOW
 	{
-		grep -H -E '^(busy_ns|idle_ns|switches|switch_ns|decide_ns|run_ns|work_ns):' \
-			"$DBG/sched" "${VSCHED[@]}" |
+		grep -H -E '^(busy_ns|idle_ns|lag_ns|switches|switch_ns|decide_ns|run_ns|work_ns):' \
+			${GSCHED[@]+"${GSCHED[@]}"} "${VSCHED[@]}" |
 			sed -E 's|^.*/vgpus/([^/]*)/sched:([a-z_]*): *|\2:\1 |; s|^.*/sched:([a-z_]*): *|\1 |'
 		stamp
 		# the time of the counters: between the reads before and after
@@ -182,6 +188,7 @@ if [ ! -e "$KNOBS/sched_policy" ] || [ ! -e "$DBG/sched" ]; then
 	exit 1
 fi
 note "simulated H200 $GPU, $N x H200-17C, window $WIN s"
+GSCHED=("$DBG/sched")
 VSCHED=()
 for u in "${UUIDS[@]}"; do
 	VSCHED+=("$DBG/vgpus/$u/sched")
@@ -203,7 +210,14 @@ wait_ready "${ALL[@]}"
 snap a
 sleep "$WIN"
 snap b
+# the same loads under best-effort, switched in live, for the next row
+echo best-effort >"$KNOBS/sched_policy"
+sleep 0.3
+snap c
+sleep "$WIN"
+snap d
 stop_loads || { note "share error: a vgpu_load reported a failure"; CLIENT_FAILED=1; }
+failed=$CLIENT_FAILED
 total=$(( $(delta a b busy_ns) + $(delta a b idle_ns) ))
 err=0
 for i in "${ALL[@]}"; do
@@ -213,6 +227,29 @@ done
 busy=$(awk -v b="$(delta a b busy_ns)" -v t="$total" 'BEGIN { printf "%.1f", 100 * b / t }')
 note "equal-share, 8 busy: GPU busy $busy %"
 row "$M_SHARE" "$err pp" "report" "info"
+
+# ---- 1b. equal-share against best-effort, per wall second ----
+# The modelled work all eight completed per second of wall time, in the
+# equal-share window over the best-effort one that followed it with the
+# same loads. The VM test gpuvirt_sched judges the same two policies in
+# modelled time, where both give the whole GPU; per wall second, each
+# window is also scaled by the engine's lag in it (the host's CPU), which
+# this row shows beside it.
+# work_rate A B: the eight vGPUs' work_ns per wall ns between A and B
+work_rate() {
+	local i sum=0
+	for i in "${ALL[@]}"; do
+		sum=$((sum + $(delta "$1" "$2" "work_ns:${UUIDS[i]}")))
+	done
+	awk -v w="$sum" -v t="$(delta "$1" "$2" t)" 'BEGIN { printf "%.6f", t ? w / t : 0 }'
+}
+eq=$(work_rate a b)
+be=$(work_rate c d)
+note "equal-share / best-effort, 8 busy: work per wall second $eq and $be;" \
+	"lag $(awk -v l="$(delta a b lag_ns)" -v t="$(delta a b t)" 'BEGIN { printf "%.3f", t ? l / t : 0 }')" \
+	"and $(awk -v l="$(delta c d lag_ns)" -v t="$(delta c d t)" 'BEGIN { printf "%.3f", t ? l / t : 0 }') of the wall time"
+CLIENT_FAILED=$failed
+row "$M_EQBE" "$(awk -v e="$eq" -v b="$be" 'BEGIN { printf "%.3f", b ? e / b : 0 }')" "report" "info"
 
 # ---- 2. work conservation: best-effort, bursty loads ----
 echo best-effort >"$KNOBS/sched_policy"
@@ -310,3 +347,128 @@ dec=$(awk -v d="$(delta a b decide_ns)" -v w="$(delta a b t)" 'BEGIN {
 	printf "%.3f", 100 * d / w }')
 row "$M_CPU" "$dec %" "<= 0.5 %" "$(met "$dec" "<=" 0.5)"
 row "$M_ENG" "$cpu %" "report" "info"
+
+# ---- 6. MIG: what GPU instances deliver per wall second ----
+# Each GPU instance has an engine thread of its own, and in the model
+# nothing passes between them: the VM test gpuvirt_mig judges capacity and
+# isolation in modelled time. Per wall second the GIs' engine threads also
+# share the guest's CPUs, which these rows show: the modelled work a GI's
+# vGPU completed per wall second, as ratios within the run. work_ns is
+# engine time on the GI's own engines; times the GI's compute slices over
+# 7 it is the part of the whole GPU's work (backend.rst, "Capacity model").
+for u in "${UUIDS[@]}"; do
+	echo 1 >"/sys/bus/mdev/devices/$u/remove"
+done
+UUIDS=()
+GIS=()
+SLICES=()
+# gi_up PROFILE [START]: a GI with one vGPU; appends the vGPU's UUID to UUIDS
+# and its sched file to VSCHED, the GI's id to GIS and its compute slices to
+# SLICES
+gi_up() {
+	local before id t u
+	before=$(ls "$DBG/gis")
+	"$CTL" mig create gpu 0 profile "$1" ${2:+start "$2"} >/dev/null || return 1
+	for id in $(ls "$DBG/gis"); do
+		grep -qx "$id" <<<"$before" || break
+	done
+	t=$(sed -n 's/^vgpu_type: *//p' "$DBG/gis/$id/info")
+	u=$(printf 'b5c4ed00-0000-4000-8000-%012x' $((100 + ${#UUIDS[@]})))
+	echo "$u" >"/sys/class/mdev_bus/$GPU-gi$id/mdev_supported_types/gpuvirt_gi-$t/create" || return 1
+	UUIDS+=("$u")
+	VSCHED+=("$DBG/gis/$id/vgpus/$u/sched")
+	GIS+=("$id")
+	SLICES+=("$(sed -n 's/^slices: *//p' "$DBG/gis/$id/info")")
+}
+gis_down() {
+	local u id
+	for u in "${UUIDS[@]}"; do
+		echo 1 >"/sys/bus/mdev/devices/$u/remove"
+	done
+	for id in "${GIS[@]}"; do
+		"$CTL" mig destroy gpu 0 gi "$id" >/dev/null
+	done
+	UUIDS=()
+	VSCHED=()
+	GIS=()
+	SLICES=()
+}
+# gi_rate A B I: vGPU I's work per wall ns between snapshots A and B, in
+# engine time of the whole GPU (1: all of the GPU's compute all the time)
+gi_rate() {
+	awk -v w="$(delta "$1" "$2" "work_ns:${UUIDS[$3]}")" -v t="$(delta "$1" "$2" t)" \
+		-v s="${SLICES[$3]}" 'BEGIN { printf "%.6f", t ? w * s / 7 / t : 0 }'
+}
+# mig_window NAME I...: once loads I... run, snapshots NAME.a and NAME.b
+mig_window() {
+	local name=$1
+	shift
+	wait_ready "$@"
+	snap "$name.a"
+	sleep "$WIN"
+	snap "$name.b"
+}
+if [ ! -x "$CTL" ] || ! "$CTL" mig mode gpu 0 on >/dev/null; then
+	note "MIG: no $CTL, or the GPU refused MIG mode"
+	row "$M_MIG_CAP" "n/a" "report" "info"
+	row "$M_MIG_ISO" "n/a" ">= 0.99" "no"
+	exit 0
+fi
+# the GIs' own sched files are not read: the rows use their vGPUs' only
+GSCHED=()
+VSCHED=()
+EPIDS=()
+# one 7g GI, then seven 1g GIs, each vGPU kept busy
+if gi_up 7g.141gb; then
+	start_load 0 --seconds 300 --compute-us 2000 --depth-us 150000
+	mig_window 7g 0
+	stop_loads || { note "MIG capacity: a vgpu_load reported a failure"; CLIENT_FAILED=1; }
+	r7=$(gi_rate 7g.a 7g.b 0)
+fi
+failed=$CLIENT_FAILED
+gis_down
+for i in $(seq 0 6); do
+	gi_up 1g.18gb || break
+	start_load "$i" --seconds 300 --compute-us 2000 --depth-us 150000
+done
+if [ ${#GIS[@]} -eq 7 ] && [ -n "${r7:-}" ]; then
+	mig_window 1g 0 1 2 3 4 5 6
+	stop_loads || { note "MIG capacity: a vgpu_load reported a failure"; failed=1; }
+	sum=0
+	for i in $(seq 0 6); do
+		sum=$(awk -v s="$sum" -v r="$(gi_rate 1g.a 1g.b "$i")" 'BEGIN { printf "%.6f", s + r }')
+	done
+	note "MIG: 7g GI $r7, seven 1g GIs together $sum of the GPU's modelled work per wall second"
+	CLIENT_FAILED=$failed
+	row "$M_MIG_CAP" "$(awk -v s="$sum" -v r="$r7" 'BEGIN { printf "%.3f", r ? s / r : 0 }')" "report" "info"
+else
+	stop_loads || true
+	note "MIG capacity: could not make the GIs"
+	row "$M_MIG_CAP" "n/a" "report" "info"
+fi
+gis_down
+
+# isolation: the balanced layout 3g + 2g + 1g + 1g, the last 1g the victim;
+# its work per wall second alone, then with the three others busy
+for pl in 3g.71gb:4 2g.35gb:0 1g.18gb:2 1g.18gb:3; do
+	gi_up "${pl%%:*}" "${pl##*:}" || break
+done
+if [ ${#GIS[@]} -eq 4 ]; then
+	start_load 3 --seconds 300 --compute-us 2000 --depth-us 150000
+	mig_window i 3
+	for i in 0 1 2; do
+		start_load "$i" --seconds 300 --compute-us 2000 --depth-us 150000
+	done
+	mig_window n 0 1 2
+	stop_loads || { note "MIG isolation: a vgpu_load reported a failure"; CLIENT_FAILED=1; }
+	a=$(gi_rate i.a i.b 3)
+	b=$(gi_rate n.a n.b 3)
+	note "MIG isolation: the victim's work per wall second $a alone, $b with 3 busy neighbours"
+	iso=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", a ? b / a : 0 }')
+	row "$M_MIG_ISO" "$iso" ">= 0.99" "$(met "$iso" ">=" 0.99)"
+else
+	note "MIG isolation: could not make the layout"
+	row "$M_MIG_ISO" "n/a" ">= 0.99" "no"
+fi
+gis_down
+"$CTL" mig mode gpu 0 off >/dev/null || true

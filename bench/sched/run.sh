@@ -90,7 +90,7 @@ if [ $vm -eq 1 ]; then
 	[ -e "/boot/vmlinuz-$kver" ] || { echo "bench/sched: no /boot/vmlinuz-$kver" >&2; exit 2; }
 	echo "bench/sched: building for $kver" >&2
 	make -s modules KVER="$kver" >&2
-	make -s vm-tests KVER="$kver" >&2
+	make -s user vm-tests KVER="$kver" >&2
 	set +e
 	selftests/vm-run.sh -k "$kver" -o "$outdir" -a "$append" -t 900 -T 800 \
 		--cmd "bench/sched/run-guest.sh $window" >/dev/null
