@@ -2,7 +2,7 @@
 /*
  * The declarative configuration against the system:
  *
- *	gpuvirtctl apply -f FILE [ --dry-run ] [ --prune ]
+ *	gpuvirtctl apply -f FILE [ --dry-run ] [ --prune ] [ --vf-timeout S ]
  *	gpuvirtctl assert -f FILE
  *
  * Both parse FILE (config.c), read the state of the host into struct state
@@ -13,8 +13,10 @@
  * I/O, compute the steps and the conflicts. Conflicts refuse the whole file
  * before anything changes. "apply" prints the plan and runs it step by
  * step; when a step fails, the steps done are undone in reverse order, so
- * that nothing is left half-applied. "assert" prints the plan as the list
- * of differences. Each kind of step is one entry of step_ops[]: how it is
+ * that nothing is left half-applied. A step that enables VFs which later
+ * steps type waits for them to come up (--vf-timeout), and disables them
+ * again if they do not. "assert" prints the plan as the list of
+ * differences. Each kind of step is one entry of step_ops[]: how it is
  * shown, named, done and undone.
  */
 #include <errno.h>
@@ -43,6 +45,11 @@
 #define APPLY_LOCK	"/run/gpuvirtctl.lock"
 #define FILE_MAX	(1 << 20)
 #define NAME_LEN	PLAN_NAME_LEN
+/* How long VFs this run enables may take to come up, by default. */
+#define VF_TIMEOUT_S	60
+
+/* --vf-timeout, in ms, for the steps that wait for VFs. */
+static unsigned int vf_wait_ms = VF_TIMEOUT_S * 1000;
 
 /* The kernel's errors name attributes by the keys of the file. */
 static const char *const vgpu_keywords[GPUVIRT_A_VGPU_MAX + 1] = {
@@ -315,6 +322,8 @@ static int state_read(struct ctx *ctx, const struct config *cfg, bool prune,
 
 		st->stk_err = stk_scan(pt_root(ctx), &st->stk, err,
 				       sizeof(err));
+		if (!st->stk_err)
+			stk_types_save(&st->stk);
 	}
 	return state_read_pts(ctx, cfg, prune, st);
 }
@@ -700,8 +709,8 @@ static int stk_step(const struct ctx *ctx, const struct step *s, bool undo)
 	char err[1024];
 	int ret;
 
-	ret = stk_action_run(ctx->sysfs_root ? ctx->sysfs_root : "", s->act,
-			     undo, err, sizeof(err));
+	ret = stk_action_run(ctx->sysfs_root ? ctx->sysfs_root : "",
+			     vf_wait_ms, s->act, undo, err, sizeof(err));
 	if (ret)
 		err_print("%s", err);
 	return ret;
@@ -962,9 +971,27 @@ static void vfs_name(const struct step *s, char *buf, size_t len)
 	snprintf(buf, len, "~ gpu %u vfs %u", s->gpu, s->want.vfs);
 }
 
+/*
+ * Enable the VFs, and when the plan types some of them, wait for a driver
+ * to take each (their gpuvirt/ files); if they do not come up, disable
+ * them again: the step undoes itself.
+ */
 static int vfs_apply(struct ctx *ctx, const struct step *s)
 {
-	return gpu_vfs_set(ctx, s->gpu, s->want.vfs);
+	char pf[NAME_LEN] = "", err[640];
+
+	if (gpu_vfs_set(ctx, s->gpu, s->want.vfs))
+		return -1;
+	if (!s->wait_vfs || !s->want.vfs)
+		return 0;
+	if (!gpu_mdev_parent(ctx, s->gpu, -1, pf, sizeof(pf)) &&
+	    !stk_wait_vfs("", pf, s->want.vfs, STK_GPUVIRT, vf_wait_ms, err,
+			  sizeof(err)))
+		return 0;
+	if (pf[0])
+		err_print("GPU %u: %s", s->gpu, err);
+	gpu_vfs_set(ctx, s->gpu, s->old.vfs);
+	return -1;
 }
 
 static int vfs_undo(struct ctx *ctx, const struct step *s)
@@ -1147,7 +1174,8 @@ static void stk_show(const struct step *s)
 	pr_open_object("vgpu");
 	pr_text("vgpu");
 	pr_string(a->kind == STK_NVVF ? "vf" : "uuid", "", a->handle);
-	pr_string("type", NULL, a->type_id);
+	/* on a VF yet to come up: the type as the file names it */
+	pr_string("type", NULL, a->pending ? a->type_name : a->type_id);
 	pr_string("device", "on device", a->dev);
 	pr_string("stack", NULL, stk_kind_name(a->kind));
 	pr_close_object();
@@ -1161,7 +1189,8 @@ static void stk_name(const struct step *s, char *buf, size_t len)
 		snprintf(buf, len, "~ device %s vfs %u", a->dev, a->vfs);
 	else
 		snprintf(buf, len, "%s vgpu %s type %s on device %s",
-			 a->del ? "-" : "+", a->handle, a->type_id, a->dev);
+			 a->del ? "-" : "+", a->handle,
+			 a->pending ? a->type_name : a->type_id, a->dev);
 }
 
 static int stk_apply(struct ctx *ctx, const struct step *s)
@@ -1333,12 +1362,13 @@ static void apply_lock(void)
 	/* Held until exit. */
 }
 
-enum { FILE_ARG, FILE_DRY_RUN, FILE_PRUNE };
+enum { FILE_ARG, FILE_DRY_RUN, FILE_PRUNE, FILE_VF_TIMEOUT };
 
 struct file_opts {
 	const char *file;
 	bool dry_run;
 	bool prune;
+	uint32_t vf_timeout;
 };
 
 #define FILE_SPEC {							\
@@ -1355,6 +1385,11 @@ static const struct arg_spec apply_args[] = {
 	[FILE_PRUNE] = {
 		.keyword = "--prune", .type = ARG_FLAG,
 		.offset = offsetof(struct file_opts, prune),
+	},
+	[FILE_VF_TIMEOUT] = {
+		.keyword = "--vf-timeout", .type = ARG_U32, .meta = "SECONDS",
+		.offset = offsetof(struct file_opts, vf_timeout),
+		.min = 1, .max = 3600,
 	},
 	{ .keyword = NULL }
 };
@@ -1441,7 +1476,10 @@ out:
 
 static int apply_run(struct ctx *ctx, const void *o, uint64_t given)
 {
-	(void)given;
+	const struct file_opts *opts = o;
+
+	if (given & ARG_BIT(FILE_VF_TIMEOUT))
+		vf_wait_ms = opts->vf_timeout * 1000;
 	return config_run(ctx, o, false);
 }
 

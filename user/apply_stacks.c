@@ -217,45 +217,129 @@ static void plan_nvvf(struct sp_ctx *c, const struct config_dvgpu *v,
 	act(c, false, STK_NVVF, pf->name, vf->bdf, ty->id, ty->name);
 }
 
+/* Is @uuid a vGPU that exists? Refused, as it is not where the file says. */
+static bool exists_elsewhere(struct sp_ctx *c, const struct config_dvgpu *v,
+			     const char *pf)
+{
+	const struct stk_vgpu *g = stk_find_vgpu(c->sp->h, v->uuid);
+
+	if (g)
+		refuse(c, v->line, "vGPU %s exists on %s, not on a VF of %s",
+		       v->uuid, g->dev, pf);
+	return g;
+}
+
+/*
+ * The vGPUs of an entry whose VFs this run enables: made in the same run,
+ * once the VFs are up. They did not exist when the plan was made, so each
+ * is planned as the file says and resolved when it runs (@pending): a VF
+ * vGPU (nvidia-vf, vGPU 17+) by its address, which must be one of the VFs
+ * the PF will have; an mdev vGPU (Ampere, whose VFs become mdev parents)
+ * by its UUID, on the first VF with room. The VFs of a PF bound to NVIDIA's
+ * driver get these files; other PFs offer no vGPUs.
+ */
+static void plan_cold(struct sp_ctx *c, const struct config_dev *cd,
+		      const struct stk_dev *d)
+{
+	enum stk_kind kind = cd->vgpus[0].has_vf ? STK_NVVF : STK_MDEV;
+	char bdf[STK_BDF_LEN];
+	struct stk_action *a;
+	unsigned int i, bad = 0;
+	size_t k;
+
+	if (strcmp(d->driver, "nvidia")) {
+		refuse(c, cd->line, "device %s has plain SR-IOV (driver %s): vGPUs are not offered by this stack (sriov), on its VFs either; \"passthrough\" assigns its VFs whole",
+		       d->name, d->driver[0] ? d->driver : "none");
+		return;
+	}
+	for (k = 0; k < cd->n_vgpus; k++) {
+		const struct config_dvgpu *v = &cd->vgpus[k];
+
+		if (v->ours_only) {
+			refuse(c, v->line, "\"%s\" is not offered by this stack (%s)",
+			       v->ours_only, stk_kind_name(kind));
+			bad++;
+		} else if ((kind == STK_NVVF) != v->has_vf) {
+			refuse(c, v->line, "the VFs of %s will be either vGPUs named by \"vf\" (NVIDIA's vendor-specific VFIO) or mdev parents whose vGPUs are named by \"uuid\", not both: line %u names one by \"%s\"",
+			       d->name, cd->vgpus[0].line,
+			       kind == STK_NVVF ? "vf" : "uuid");
+			bad++;
+		} else if (v->has_uuid && exists_elsewhere(c, v, d->name)) {
+			bad++;
+		} else if (v->has_vf && d->vf_offset >= 0) {
+			for (i = 0; i < cd->vfs; i++)
+				if (!stk_vf_bdf(d, i, bdf) && !strcmp(bdf, v->vf))
+					break;
+			if (i == cd->vfs) {
+				refuse(c, v->line, "%s is not one of the %u VFs %s will have",
+				       v->vf, cd->vfs, d->name);
+				bad++;
+			}
+		}
+	}
+	if (bad)
+		return;
+	a = act(c, false, kind, d->name, "", "", "");
+	if (a)
+		a->vfs = cd->vfs;
+	for (k = 0; k < cd->n_vgpus && !c->oom; k++) {
+		const struct config_dvgpu *v = &cd->vgpus[k];
+
+		a = act(c, false, kind, d->name, v->has_vf ? v->vf : v->uuid,
+			"", v->type);
+		if (a)
+			a->pending = true;
+	}
+}
+
 /*
  * "vfs: N": a PF with no VFs gets N (sriov_numvfs, the kernel's own file:
- * Documentation/ABI/testing/sysfs-bus-pci). A PF with another count is a
- * conflict: the kernel changes it only through 0, which would end every
- * VF. The VFs of this run do not exist while it plans, so their vGPUs
- * wait for the next run. Returns false if the entry goes no further.
+ * Documentation/ABI/testing/sysfs-bus-pci), and its vGPUs in the same run
+ * (plan_cold()). A PF with another count is a conflict: the kernel changes
+ * it only through 0, which would end every VF. A PF whose VFs are mdev
+ * parents is counted through them. Returns false if the entry goes no
+ * further.
  */
 static bool plan_vfs(struct sp_ctx *c, const struct config_dev *cd)
 {
 	struct stk_dev *d = stk_find_dev(c->sp->h, cd->device);
+	int numvfs, totalvfs;
+	struct stk_dev *t[1];
 	struct stk_action *a;
 
 	if (!cd->has_vfs)
 		return true;
-	if (!d || (d->kind != STK_NVVF && d->kind != STK_SRIOV)) {
+	if (!d && stk_targets(c->sp->h, cd->device, t, 1) &&
+	    t[0]->kind == STK_MDEV && t[0]->pf[0]) {
+		numvfs = t[0]->pf_numvfs;
+		totalvfs = t[0]->pf_totalvfs;
+	} else if (!d || (d->kind != STK_NVVF && d->kind != STK_SRIOV)) {
 		refuse(c, cd->line, "\"vfs\" is not offered by this stack (%s): %s is no SR-IOV GPU whose VFs gpuvirtctl enables",
 		       d ? stk_kind_name(d->kind) : "mdev", cd->device);
 		return false;
+	} else {
+		numvfs = d->numvfs;
+		totalvfs = d->totalvfs;
 	}
-	if (d->numvfs == (int)cd->vfs)
+	if (numvfs == (int)cd->vfs)
 		return true;
-	if (d->totalvfs >= 0 && cd->vfs > (unsigned int)d->totalvfs) {
+	if (totalvfs >= 0 && cd->vfs > (unsigned int)totalvfs) {
 		refuse(c, cd->line, "%s has at most %d VFs (sriov_totalvfs), not %u",
-		       d->name, d->totalvfs, cd->vfs);
+		       cd->device, totalvfs, cd->vfs);
 		return false;
 	}
-	if (d->numvfs > 0) {
+	if (numvfs != 0 || !d) {
 		refuse(c, cd->line, "%s has %d VFs, not %u: the kernel changes the count only through 0, which ends every VF; change it by hand",
-		       d->name, d->numvfs, cd->vfs);
+		       cd->device, numvfs, cd->vfs);
+		return false;
+	}
+	if (cd->n_vgpus && cd->vfs) {
+		plan_cold(c, cd, d);
 		return false;
 	}
 	a = act(c, false, d->kind, d->name, "", "", "");
 	if (a)
 		a->vfs = cd->vfs;
-	if (cd->n_vgpus) {
-		refuse(c, cd->vgpus[0].line, "the VFs of %s are enabled by this file: apply it once they exist to make their vGPUs (or list them in a second file)",
-		       d->name);
-		return false;
-	}
 	return false;
 }
 
@@ -320,24 +404,46 @@ void stk_plan_free(struct stk_plan *sp)
 	sp->n_acts = 0;
 }
 
-int stk_action_run(const char *root, const struct stk_action *a, bool undo,
-		   char *err, size_t len)
+/* Enable the VFs of @a, and wait for them if vGPUs on them follow. */
+static int vfs_run(const char *root, unsigned int wait_ms,
+		   const struct stk_action *a, bool undo, char *err,
+		   size_t len)
+{
+	char path[PATH_MAX], val[16], e2[256];
+	int n, ret;
+
+	n = snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/sriov_numvfs",
+		     root, a->dev);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		snprintf(err, len, "the path of %s is too long", a->dev);
+		return -ENAMETOOLONG;
+	}
+	snprintf(val, sizeof(val), "%u", undo ? 0 : a->vfs);
+	ret = stk_write(path, val, err, len);
+	if (ret || undo || (a->kind != STK_NVVF && a->kind != STK_MDEV))
+		return ret;
+	ret = stk_wait_vfs(root, a->dev, a->vfs, a->kind, wait_ms, err, len);
+	/* what does not come up goes again: this step undoes itself */
+	if (ret && stk_write(path, "0", e2, sizeof(e2)))
+		snprintf(err + strlen(err), len - strlen(err),
+			 "; and disabling them again failed: %s", e2);
+	return ret;
+}
+
+int stk_action_run(const char *root, unsigned int wait_ms,
+		   const struct stk_action *a, bool undo, char *err,
+		   size_t len)
 {
 	bool create = a->del == undo;
 
-	if (a->vfs) {
-		char path[PATH_MAX], val[16];
-		int n = snprintf(path, sizeof(path),
-				 "%s/sys/bus/pci/devices/%s/sriov_numvfs", root,
-				 a->dev);
-
-		if (n < 0 || (size_t)n >= sizeof(path)) {
-			snprintf(err, len, "the path of %s is too long", a->dev);
-			return -ENAMETOOLONG;
-		}
-		snprintf(val, sizeof(val), "%u", undo ? 0 : a->vfs);
-		return stk_write(path, val, err, len);
-	}
+	if (a->vfs)
+		return vfs_run(root, wait_ms, a, undo, err, len);
+	if (a->pending && create)
+		return a->kind == STK_NVVF ?
+		       stk_nvvf_type_new(root, a->dev, a->handle, a->type_name,
+					 err, len) :
+		       stk_mdev_create_new(root, a->dev, a->handle,
+					   a->type_name, err, len);
 	if (a->kind == STK_NVVF)
 		return stk_nvvf_write_type(root, a->handle,
 					   create ? a->type_id : "0", err, len);

@@ -16,10 +16,18 @@
 
 /*
  * One change: a vGPU to create (@del false) or remove; or, with @vfs, the
- * VFs of PF @dev to enable: @vfs into its sriov_numvfs (undone by 0).
+ * VFs of PF @dev to enable: @vfs into its sriov_numvfs (undone by 0), then,
+ * when vGPUs on them follow in the same run (@kind STK_NVVF or STK_MDEV,
+ * what the VFs will be), a wait for them to come up (stk_wait_vfs()).
+ *
+ * A @pending creation is on a VF that the same run enables, which did not
+ * exist when it planned: @type_name is the file's, matched against what
+ * the VFs list once they are up (stk_nvvf_type_new(),
+ * stk_mdev_create_new()), and @type_id is "".
  */
 struct stk_action {
 	bool del;
+	bool pending;
 	unsigned int vfs;
 	enum stk_kind kind;
 	char dev[STK_NAME_LEN];		/* the mdev parent, or the PF */
@@ -49,8 +57,12 @@ int stk_plan_build(const struct stk_host *h, const struct config *cfg,
 		   void *arg);
 void stk_plan_free(struct stk_plan *sp);
 
-/* Do @a, or with @undo what undoes it; a refusal is put in @err. */
-int stk_action_run(const char *root, const struct stk_action *a, bool undo,
-		   char *err, size_t len);
+/*
+ * Do @a, or with @undo what undoes it; a refusal is put in @err. VFs that
+ * do not come up within @wait_ms are disabled again.
+ */
+int stk_action_run(const char *root, unsigned int wait_ms,
+		   const struct stk_action *a, bool undo, char *err,
+		   size_t len);
 
 #endif /* GPUVIRTCTL_APPLY_STACKS_H */

@@ -14,7 +14,9 @@
  *	+ GIs of the "mig" section			gi-new
  *	  (or: - every GI, ~ MIG mode off)
  *	~ vgpu-mode					sysfs vgpu_mode
- *	~ VFs of the sriov model			sriov_numvfs
+ *	~ VFs of the sriov model			sriov_numvfs, and a
+ *							wait for the VFs
+ *							when it types some
  *	~ the scheduler					sched-set
  *	~ weight, min-pct, max-pct of vGPUs, those	vgpu-set
  *	  that lower their minimum first
@@ -22,7 +24,13 @@
  *							type; vgpu-set
  *	then the other stacks' devices (apply_stacks.c):
  *	- their vGPUs it does not list (--prune only)	remove, or VF type 0
+ *	~ VFs of a PF that has none			sriov_numvfs, and a
+ *							wait for the VFs
+ *							when vGPUs follow
  *	+ their missing vGPUs				create, or VF type
+ *							(on VFs of this run:
+ *							their names read
+ *							once the VFs are up)
  *	then passthrough (pt.c):
  *	- assignments it does not list (--prune only)	pt release
  *	  per device of "passthrough" not assigned as it says:
@@ -581,16 +589,17 @@ static int vfs_now(const struct cur_gpu *g)
 	return g ? g->num_vfs : 0;
 }
 
-static void vfs_step(struct planner *p, uint32_t gpu, uint32_t old,
-		     uint32_t want)
+static struct step *vfs_step(struct planner *p, uint32_t gpu, uint32_t old,
+			     uint32_t want)
 {
 	struct step *s = plan_step(p->pl, STEP_VFS, gpu);
 
 	if (!s)
-		return;
+		return NULL;
 	s->mask = SET_VFS;
 	s->old.vfs = old;
 	s->want.vfs = want;
+	return s;
 }
 
 /*
@@ -657,42 +666,45 @@ static int vfs_after(const struct config_gpu *gpu, const struct cur_gpu *g)
 /*
  * "vfs": the count of the GPU's VFs. The PCI core changes a count only
  * through 0, which ends every VF; so the count changes only while no VF
- * kept has a vGPU, and the step writes 0 first.
+ * kept has a vGPU, and the step writes 0 first. Returns the step's index,
+ * or -1 for none.
  */
-static void plan_vfs(struct planner *p, const struct config_gpu *gpu,
+static long plan_vfs(struct planner *p, const struct config_gpu *gpu,
 		     const struct cur_gpu *g, struct kept kept)
 {
 	int now;
 
 	if (!gpu->has_vfs)
-		return;
+		return -1;
 	if (model_after(gpu, g) != CONFIG_VGPU_MODEL_SRIOV) {
 		conflict(p->pl, p->file, gpu->line,
 			 "GPU %u: \"vfs\" needs the sriov vGPU model, and the GPU has mdev (add vgpu-model: sriov)",
 			 gpu->id);
-		return;
+		return -1;
 	}
 	now = model_changes(gpu, g) ? 0 : vfs_now(g);
 	if (now < 0) {
 		conflict(p->pl, p->file, gpu->line,
 			 "the kernel reports no VF count for GPU %u", gpu->id);
-		return;
+		return -1;
 	}
 	if ((uint32_t)now == gpu->vfs)
-		return;
+		return -1;
 	if (g && g->max_vfs >= 0 && gpu->vfs > (uint32_t)g->max_vfs) {
 		conflict(p->pl, p->file, gpu->line,
 			 "GPU %u has at most %d VFs, not %u", gpu->id,
 			 g->max_vfs, gpu->vfs);
-		return;
+		return -1;
 	}
 	if (now > 0 && kept.vfs) {
 		conflict(p->pl, p->file, gpu->line,
 			 "GPU %u has %d VFs, not %u: the kernel changes the count only through 0, which ends every VF, and %zu of them keep a vGPU",
 			 gpu->id, now, gpu->vfs, kept.vfs);
-		return;
+		return -1;
 	}
-	vfs_step(p, gpu->id, (uint32_t)now, gpu->vfs);
+	if (!vfs_step(p, gpu->id, (uint32_t)now, gpu->vfs))
+		return -1;
+	return (long)p->pl->n_steps - 1;
 }
 
 /*
@@ -1190,7 +1202,8 @@ void plan_build(const char *file, const struct config *cfg,
 	struct planner *p = &planner;
 	struct mig_after ma;
 	struct kept kept;
-	size_t i;
+	size_t i, j;
+	long vfs;
 
 	plan_sims(p);
 	for (i = 0; i < p->cfg->n_gpus; i++) {
@@ -1206,10 +1219,16 @@ void plan_build(const char *file, const struct config *cfg,
 		plan_model(p, gpu, g, kept);
 		plan_mig(p, gpu, g, kept.all, &ma);
 		plan_mode(p, gpu, g, kept.all);
-		plan_vfs(p, gpu, g, kept);
+		vfs = plan_vfs(p, gpu, g, kept);
 		plan_sched(p, gpu, g);
 		plan_vgpu_sets(p, gpu);
 		plan_vgpu_adds(p, gpu, g, &ma);
+		/* VFs this run enables and then types: wait for them */
+		for (j = vfs < 0 ? p->pl->n_steps : (size_t)vfs + 1;
+		     j < p->pl->n_steps; j++)
+			if (p->pl->steps[j].kind == STEP_VGPU_ADD &&
+			    p->pl->steps[j].vf[0])
+				p->pl->steps[vfs].wait_vfs = true;
 	}
 	plan_stacks(p);
 	plan_pt(p);

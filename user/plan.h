@@ -168,6 +168,9 @@ struct step {
 		bool force, only, persistent;
 	} pt;
 	const struct stk_action *act;		/* STEP_STK */
+	bool wait_vfs;				/* STEP_VFS: vGPUs on them
+						 * follow: wait for their
+						 * files (stk_wait_vfs()) */
 };
 
 struct plan {

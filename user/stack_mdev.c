@@ -94,3 +94,47 @@ int stk_mdev_remove(const struct stk_host *h, const struct stk_vgpu *v,
 	}
 	return stk_mdev_write_remove(h->root, v->handle, err, len);
 }
+
+int stk_mdev_create_new(const char *root, const char *pf, const char *uuid,
+			const char *want, char *err, size_t len)
+{
+	struct stk_dev *t[256];
+	struct stk_host h;
+	unsigned int n, i, j;
+	int idx, ret;
+
+	ret = stk_scan(root, &h, err, len);
+	if (ret)
+		return ret;
+	n = stk_targets(&h, pf, t, 256);
+	if (!n || t[0]->kind != STK_MDEV) {
+		snprintf(err, len, "the VFs of %s are no mdev parents", pf);
+		ret = -ENODEV;
+		goto out;
+	}
+	if (stk_find_vgpu(&h, uuid)) {
+		snprintf(err, len, "vGPU %s exists already", uuid);
+		ret = -EEXIST;
+		goto out;
+	}
+	idx = stk_match_type(t[0], want, err, len);
+	if (idx < 0) {
+		ret = idx;
+		goto out;
+	}
+	/* the first VF parent with an instance of the type left */
+	for (i = 0; i < n; i++)
+		for (j = 0; j < t[i]->n_types; j++)
+			if (!strcmp(t[i]->types[j].id, t[0]->types[idx].id) &&
+			    t[i]->types[j].available != 0) {
+				ret = stk_mdev_create(&h, t[i], &t[i]->types[j],
+						      uuid, err, len);
+				goto out;
+			}
+	snprintf(err, len, "no VF of %s has room for vGPU %s of type \"%s\" (%s)",
+		 pf, uuid, t[0]->types[idx].name, t[0]->types[idx].id);
+	ret = -ENOSPC;
+out:
+	stk_free(&h);
+	return ret;
+}

@@ -87,3 +87,50 @@ int stk_nvvf_remove(const struct stk_host *h, const struct stk_vgpu *v,
 	}
 	return stk_nvvf_write_type(h->root, v->handle, "0", err, len);
 }
+
+int stk_nvvf_type_new(const char *root, const char *pf, const char *vf,
+		      const char *want, char *err, size_t len)
+{
+	const struct stk_vf *v = NULL;
+	struct stk_host h;
+	struct stk_dev *d;
+	unsigned int id, i;
+	int idx, ret;
+
+	ret = stk_scan(root, &h, err, len);
+	if (ret)
+		return ret;
+	d = stk_find_dev(&h, pf);
+	for (i = 0; d && d->kind == STK_NVVF && i < d->n_vfs && !v; i++)
+		if (!strcmp(d->vfs[i].bdf, vf))
+			v = &d->vfs[i];
+	if (!v) {
+		snprintf(err, len, "%s has no VF %s with NVIDIA vGPU files",
+			 pf, vf);
+		ret = -ENODEV;
+		goto out;
+	}
+	/* the names the VFs list now are kept for when none does */
+	stk_types_save(&h);
+	idx = stk_match_type(d, want, err, len);
+	if (idx < 0) {
+		ret = idx;
+		goto out;
+	}
+	id = (unsigned int)strtoul(d->types[idx].id, NULL, 10);
+	if (v->current == id)
+		goto out;	/* as the file says already */
+	if (v->current || v->in_use || !lists(v, id)) {
+		snprintf(err, len, "VF %s of %s cannot take type \"%s\" (%u): %s",
+			 vf, pf, d->types[idx].name, id,
+			 v->current ? "it holds a vGPU already" :
+			 v->in_use ? "it is in use" :
+			 "its creatable_vgpu_types does not list it");
+		ret = -EBUSY;
+		goto out;
+	}
+	ret = stk_nvvf_write_type(root, vf, d->types[idx].id, err, len);
+out:
+	stk_free(&h);
+	return ret;
+}

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pt.h"
@@ -303,6 +304,11 @@ static struct stk_dev *add_dev(struct stk_host *h, enum stk_kind kind,
 	d->kind = kind;
 	d->numvfs = -1;
 	d->totalvfs = -1;
+	d->pf_numvfs = -1;
+	d->pf_totalvfs = -1;
+	d->vf_offset = -1;
+	d->vf_stride = -1;
+	stk_copy(d->version, sizeof(d->version), "-");
 	stk_copy(d->name, sizeof(d->name), name);
 	return d;
 }
@@ -546,8 +552,177 @@ static void parse_creatable(const char *vfdir, struct stk_dev *pf,
 			break;
 		snprintf(t->id, sizeof(t->id), "%lu", id);
 		stk_copy(t->name, sizeof(t->name), name);
+		t->listed = true;
 	}
 	fclose(f);
+}
+
+/* The type names on record --------------------------------------------------- */
+
+/*
+ * NVIDIA names a type only in creatable_vgpu_types, and a VF lists only the
+ * types it has room for: on a full GPU every VF lists none, and a typed
+ * VF's current_vgpu_type is a bare number (NVIDIA's own vgpu-device-manager
+ * asks NVML for the names then). So the names seen are kept, one line per
+ * type of a GPU model and driver version:
+ *
+ *   10de:2330 550.54.10 1065 NVIDIA H100-4C
+ *
+ * in STK_KNOWN_FILE below the root, and name the typed VFs' numbers that no
+ * VF lists. A number that neither a VF nor the record names keeps its
+ * number as its name.
+ */
+static void known_load(struct stk_host *h)
+{
+	char path[PATH_MAX], line[256], pciid[16], version[32], num[16];
+	struct stk_known *v, *k;
+	unsigned long id;
+	char *name, *end;
+	int n;
+	FILE *f;
+
+	if (path_fmt(path, sizeof(path), "%s" STK_KNOWN_FILE, h->root))
+		return;
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		/* "PCIID VERSION ID NAME..." */
+		if (sscanf(line, "%15s %31s %15s %n", pciid, version, num, &n) != 3)
+			continue;
+		errno = 0;
+		id = strtoul(num, &end, 10);
+		name = line + n;
+		if (errno || *end || !id || id > UINT32_MAX || !*name)
+			continue;
+		v = realloc(h->known, (h->n_known + 1) * sizeof(*v));
+		if (!v)
+			break;
+		h->known = v;
+		k = &h->known[h->n_known++];
+		snprintf(k->key, sizeof(k->key), "%s %s", pciid, version);
+		k->id = (unsigned int)id;
+		stk_copy(k->name, sizeof(k->name), name);
+	}
+	fclose(f);
+}
+
+static void dev_key(const struct stk_dev *d, char *key, size_t len)
+{
+	snprintf(key, len, "%s %s", d->pciid[0] ? d->pciid : "-", d->version);
+}
+
+static const struct stk_known *known_find(const struct stk_host *h,
+					  const char *key, unsigned int id)
+{
+	unsigned int i;
+
+	for (i = 0; i < h->n_known; i++)
+		if (h->known[i].id == id && !strcmp(h->known[i].key, key))
+			return &h->known[i];
+	return NULL;
+}
+
+/* Is type @t of @d on record under its name? */
+static bool known_as(const struct stk_host *h, const struct stk_dev *d,
+		     const struct stk_type *t)
+{
+	char key[64];
+	const struct stk_known *k;
+
+	dev_key(d, key, sizeof(key));
+	k = known_find(h, key, (unsigned int)strtoul(t->id, NULL, 10));
+	return k && !strcmp(k->name, t->name);
+}
+
+void stk_types_save(const struct stk_host *h)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8], key[64], *slash;
+	unsigned int i, j, news = 0;
+	const struct stk_dev *d;
+	FILE *f;
+
+	for (i = 0; i < h->n_devs; i++)
+		for (j = 0; j < h->devs[i].n_types; j++)
+			news += h->devs[i].kind == STK_NVVF &&
+				h->devs[i].types[j].listed &&
+				!known_as(h, &h->devs[i], &h->devs[i].types[j]);
+	if (!news || path_fmt(path, sizeof(path), "%s" STK_KNOWN_FILE, h->root))
+		return;
+	/* its directory, as "mkdir -p" */
+	for (slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	f = fopen(tmp, "we");
+	if (!f)
+		return;
+	/* what was on record, but for the numbers listed now */
+	for (i = 0; i < h->n_known; i++) {
+		const struct stk_known *k = &h->known[i];
+		bool listed = false;
+
+		for (j = 0; j < h->n_devs && !listed; j++) {
+			unsigned int t;
+
+			d = &h->devs[j];
+			dev_key(d, key, sizeof(key));
+			if (d->kind != STK_NVVF || strcmp(key, k->key))
+				continue;
+			for (t = 0; t < d->n_types; t++)
+				listed |= d->types[t].listed &&
+					  strtoul(d->types[t].id, NULL, 10) == k->id;
+		}
+		if (!listed)
+			fprintf(f, "%s %u %s\n", k->key, k->id, k->name);
+	}
+	for (i = 0; i < h->n_devs; i++) {
+		d = &h->devs[i];
+		if (d->kind != STK_NVVF)
+			continue;
+		dev_key(d, key, sizeof(key));
+		for (j = 0; j < d->n_types; j++)
+			if (d->types[j].listed)
+				fprintf(f, "%s %s %s\n", key, d->types[j].id,
+					d->types[j].name);
+	}
+	if (fclose(f) || rename(tmp, path))
+		unlink(tmp);
+}
+
+/*
+ * The types of typed VFs that no VF lists: the GPU is full, or nearly.
+ * Their names come from the record, or are their numbers.
+ */
+static int add_typed_types(struct stk_host *h, struct stk_dev *d)
+{
+	const struct stk_known *k;
+	struct stk_type *t;
+	unsigned int i, j;
+	char id[16], key[64];
+
+	dev_key(d, key, sizeof(key));
+	for (i = 0; i < d->n_vfs; i++) {
+		if (!d->vfs[i].current)
+			continue;
+		snprintf(id, sizeof(id), "%u", d->vfs[i].current);
+		for (j = 0; j < d->n_types; j++)
+			if (!strcmp(d->types[j].id, id))
+				break;
+		if (j < d->n_types)
+			continue;
+		t = add_type(d);
+		if (!t)
+			return -ENOMEM;
+		stk_copy(t->id, sizeof(t->id), id);
+		k = known_find(h, key, d->vfs[i].current);
+		stk_copy(t->name, sizeof(t->name), k ? k->name : id);
+		t->unnamed = !k;
+	}
+	return 0;
 }
 
 static bool vf_lists(const struct stk_vf *vf, unsigned int id)
@@ -569,6 +744,25 @@ static bool is_mdev_parent(const char *root, const char *bdf)
 		      bdf) && !stat(path, &st);
 }
 
+/* The PF at @dir: its PCI id, its driver's version, where its VFs are. */
+static void scan_pf_id(const char *root, const char *dir, struct stk_dev *d)
+{
+	char path[PATH_MAX];
+	long vendor = read_num(dir, "vendor", -1);
+	long device = read_num(dir, "device", -1);
+
+	if (vendor >= 0 && device >= 0)
+		snprintf(d->pciid, sizeof(d->pciid), "%04lx:%04lx",
+			 vendor & 0xffff, device & 0xffff);
+	if (d->driver[0] &&
+	    !path_fmt(path, sizeof(path), "%s/sys/module/%s", root, d->driver) &&
+	    (read_str(path, "version", d->version, sizeof(d->version)) ||
+	     !d->version[0] || strchr(d->version, ' ')))
+		stk_copy(d->version, sizeof(d->version), "-");
+	d->vf_offset = (int)read_num(dir, "sriov_offset", -1);
+	d->vf_stride = (int)read_num(dir, "sriov_stride", -1);
+}
+
 static int scan_pf(const char *root, const char *bdf, struct stk_host *h)
 {
 	char dir[PATH_MAX], vfdir[PATH_MAX], vfname[32], vfbdf[STK_BDF_LEN];
@@ -577,6 +771,7 @@ static int scan_pf(const char *root, const char *bdf, struct stk_host *h)
 	bool nvidia = false, mdev = false;
 	struct stk_dev *d;
 	long numvfs, totalvfs;
+	int err;
 
 	if (path_fmt(dir, sizeof(dir), "%s/sys/bus/pci/devices/%s", root, bdf))
 		return 0;
@@ -601,8 +796,16 @@ static int scan_pf(const char *root, const char *bdf, struct stk_host *h)
 		nvf++;
 	}
 	/* a PF whose VFs are mdev parents is listed through them */
-	if (mdev && !nvidia)
+	if (mdev && !nvidia) {
+		for (i = 0; i < h->n_devs; i++) {
+			if (h->devs[i].kind != STK_MDEV ||
+			    strcmp(h->devs[i].pf, bdf))
+				continue;
+			h->devs[i].pf_numvfs = (int)numvfs;
+			h->devs[i].pf_totalvfs = (int)totalvfs;
+		}
 		return 0;
+	}
 	if (!nvidia) {
 		/* plain SR-IOV: only display controllers are GPUs */
 		if ((read_num(dir, "class", 0) >> 16) != 0x03)
@@ -614,6 +817,7 @@ static int scan_pf(const char *root, const char *bdf, struct stk_host *h)
 	link_base(dir, "driver", d->driver, sizeof(d->driver));
 	d->numvfs = (int)numvfs;
 	d->totalvfs = (int)totalvfs;
+	scan_pf_id(root, dir, d);
 	if (!nvidia)
 		return 0;
 
@@ -635,6 +839,9 @@ static int scan_pf(const char *root, const char *bdf, struct stk_host *h)
 		parse_creatable(vfdir, d, vf);
 	}
 	d->n_vfs = nvf;
+	err = add_typed_types(h, d);
+	if (err)
+		return err;
 
 	/* a type's instances: the free VFs that list it */
 	for (j = 0; j < d->n_types; j++) {
@@ -714,6 +921,7 @@ int stk_scan(const char *root, struct stk_host *h, char *err, size_t len)
 
 	memset(h, 0, sizeof(*h));
 	stk_copy(h->root, sizeof(h->root), root ? root : "");
+	known_load(h);
 	ret = scan_mdev(h->root, h);
 	if (!ret)
 		ret = scan_pci(h->root, h);
@@ -747,6 +955,9 @@ void stk_free(struct stk_host *h)
 	free(h->ours);
 	h->ours = NULL;
 	h->n_ours = 0;
+	free(h->known);
+	h->known = NULL;
+	h->n_known = 0;
 	free(h->devs);
 	free(h->vgpus);
 	h->devs = NULL;
@@ -814,7 +1025,8 @@ unsigned int stk_targets(const struct stk_host *h, const char *name,
 	char want[STK_NAME_LEN];
 	unsigned int i, n = 0;
 
-	if (d && (d->n_types || d->kind == STK_SRIOV)) {
+	/* an nvidia-vf PF is one with no type listed too: it is full */
+	if (d && (d->n_types || d->kind != STK_MDEV)) {
 		out[0] = d;
 		return 1;
 	}
@@ -895,5 +1107,105 @@ int stk_match_type(const struct stk_dev *d, const char *want, char *err,
 	snprintf(err, len, "no type \"%s\" on %s (%s); the types:", want,
 		 d->name, stk_kind_name(d->kind));
 	list_types(d, err, len);
+	for (i = 0; i < (int)d->n_types; i++)
+		if (d->types[i].unnamed)
+			break;
+	if (i < (int)d->n_types) {
+		size_t used = strlen(err);
+
+		snprintf(err + used, used < len ? len - used : 0,
+			 " (a type that typed VFs hold and no VF lists, the GPU being full, goes by its number until gpuvirtctl has seen its name listed)");
+	}
 	return -ENOENT;
+}
+
+/* Waiting for VFs -------------------------------------------------------------- */
+
+int stk_vf_bdf(const struct stk_dev *d, unsigned int index,
+	       char bdf[STK_BDF_LEN])
+{
+	unsigned int dom, bus, dev, fn, rid;
+
+	if (d->vf_offset < 0 || d->vf_stride < 0 ||
+	    sscanf(d->name, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+		return -1;
+	rid = (bus << 8 | dev << 3 | fn) + (unsigned int)d->vf_offset +
+	      index * (unsigned int)d->vf_stride;
+	if (rid > 0xffff)
+		return -1;
+	snprintf(bdf, STK_BDF_LEN, "%04x:%02x:%02x.%x", dom, rid >> 8,
+		 (rid >> 3) & 0x1f, rid & 7);
+	return 0;
+}
+
+/*
+ * Is VF @i of the PF at @pfdir there, with what @kind makes vGPUs through?
+ * Else say what is missing in @what.
+ */
+static bool vf_ready(const char *root, const char *pfdir, unsigned int i,
+		     enum stk_kind kind, char *what, size_t len)
+{
+	char name[32], bdf[STK_BDF_LEN], dir[PATH_MAX];
+
+	snprintf(name, sizeof(name), "virtfn%u", i);
+	link_base(pfdir, name, bdf, sizeof(bdf));
+	if (!bdf[0]) {
+		snprintf(what, len, "it has no VF %u (no %s)", i, name);
+		return false;
+	}
+	if (path_fmt(dir, sizeof(dir), "%s/sys/bus/pci/devices/%s", root, bdf))
+		return false;
+	switch (kind) {
+	case STK_NVVF:
+		if (exists(dir, "nvidia/current_vgpu_type") &&
+		    exists(dir, "nvidia/creatable_vgpu_types"))
+			return true;
+		snprintf(what, len, "VF %s has no NVIDIA vGPU files (nvidia/current_vgpu_type): is NVIDIA's vGPU manager loaded, and did a driver take the VF?",
+			 bdf);
+		return false;
+	case STK_GPUVIRT:
+		if (exists(dir, "gpuvirt/current_vgpu_type"))
+			return true;
+		snprintf(what, len, "VF %s has no gpuvirt/current_vgpu_type: no driver took it (is the PF's sriov_drivers_autoprobe 0?)",
+			 bdf);
+		return false;
+	case STK_MDEV:
+		if (!path_fmt(dir, sizeof(dir), "%s/sys/class/mdev_bus/%s", root,
+			      bdf) && exists(dir, "mdev_supported_types"))
+			return true;
+		snprintf(what, len, "VF %s is no mdev parent yet (no /sys/class/mdev_bus/%s)",
+			 bdf, bdf);
+		return false;
+	default:
+		return true;
+	}
+}
+
+int stk_wait_vfs(const char *root, const char *pf, unsigned int n,
+		 enum stk_kind kind, unsigned int wait_ms, char *err,
+		 size_t len)
+{
+	const struct timespec tick = { .tv_nsec = 20 * 1000 * 1000 };
+	char pfdir[PATH_MAX], what[512] = "";
+	struct timespec start, now;
+	unsigned int i = 0;
+
+	if (path_fmt(pfdir, sizeof(pfdir), "%s/sys/bus/pci/devices/%s", root, pf))
+		return -ENAMETOOLONG;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		/* the VFs seen ready stay so: go on from the first that was not */
+		while (i < n && vf_ready(root, pfdir, i, kind, what, sizeof(what)))
+			i++;
+		if (i == n)
+			return 0;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - start.tv_sec) * 1000 +
+		    (now.tv_nsec - start.tv_nsec) / 1000000 >= (long)wait_ms)
+			break;
+		nanosleep(&tick, NULL);
+	}
+	snprintf(err, len, "the %u VFs of %s did not all come up within %u s: %s",
+		 n, pf, (wait_ms + 999) / 1000, what);
+	return -ETIMEDOUT;
 }

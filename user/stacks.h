@@ -18,6 +18,14 @@
  * A vGPU is in use when a process below /proc holds its VFIO group or
  * cdev open; it is then never removed.
  *
+ * What a GPU is does not depend on the room it has left: a PF is nvidia-vf
+ * by its VFs' nvidia/ directories, whether or not their
+ * creatable_vgpu_types list anything, and a typed VF's type is its
+ * current_vgpu_type. NVIDIA names a type only in creatable_vgpu_types,
+ * while some VF has room for it, so the names seen there are kept in
+ * ROOT/var/lib/gpuvirt/nvidia-vgpu-types (stk_types_save()) and name the
+ * types of a full GPU later.
+ *
  * gpuvirt's own GPUs are the "gpuvirt" stack, which gpuvirtctl reaches over
  * netlink (gpu.c, type.c, vgpu.c); nothing here talks to the kernel but
  * through sysfs. The functions return 0 or a negative errno and put a
@@ -59,6 +67,10 @@ struct stk_type {
 	char device_api[32];	/* mdev only: "vfio-pci" */
 	int available;		/* mdev: available_instances (-1: unreadable);
 				 * nvidia-vf: free VFs that list the type */
+	bool listed;		/* nvidia-vf: a VF lists it now */
+	bool unnamed;		/* nvidia-vf: a typed VF's number that no VF
+				 * lists and the record does not name: its
+				 * name is the number */
 };
 
 /* One VF of an nvidia-vf PF. */
@@ -80,6 +92,12 @@ struct stk_dev {
 	char pf[STK_BDF_LEN];		/* mdev: the PF of a VF parent, else "" */
 	char driver[32];
 	int numvfs, totalvfs;		/* -1: no SR-IOV */
+	int pf_numvfs, pf_totalvfs;	/* an mdev parent that is a VF: its
+					 * PF's; else -1 */
+	int vf_offset, vf_stride;	/* where the VFs are: the PF's
+					 * sriov_offset, sriov_stride; -1 */
+	char pciid[16];			/* the PF's "vendor:device", 10de:2330 */
+	char version[32];		/* its driver's version, or "-" */
 	struct stk_type *types;
 	unsigned int n_types;
 	struct stk_vf *vfs;		/* nvidia-vf only */
@@ -97,6 +115,16 @@ struct stk_vgpu {
 	bool in_use;
 };
 
+/* One type name on record: a type number of a GPU model and driver. */
+struct stk_known {
+	char key[64];		/* "10de:2330 550.54.10" */
+	unsigned int id;
+	char name[96];
+};
+
+/* Where the NVIDIA type names seen are kept, below the root. */
+#define STK_KNOWN_FILE	"/var/lib/gpuvirt/nvidia-vgpu-types"
+
 struct stk_host {
 	char root[256];
 	/* the VFIO files processes hold open, read once (stacks.c) */
@@ -111,6 +139,9 @@ struct stk_host {
 	unsigned int n_devs;
 	struct stk_vgpu *vgpus;
 	unsigned int n_vgpus;
+	/* the NVIDIA type names on record (stk_types_save()) */
+	struct stk_known *known;
+	unsigned int n_known;
 };
 
 /*
@@ -120,6 +151,29 @@ struct stk_host {
  */
 int stk_scan(const char *root, struct stk_host *h, char *err, size_t len);
 void stk_free(struct stk_host *h);
+
+/*
+ * Keep the NVIDIA type names that @h's VFs list now in the record, for the
+ * day the GPU is full and none does; best effort, silently: a host where
+ * the record cannot be written names such types by number only.
+ */
+void stk_types_save(const struct stk_host *h);
+
+/*
+ * Wait, up to @wait_ms, for the first @n VFs of PF @pf (below @root) to
+ * exist and, by @kind, to carry the files a vGPU is made through:
+ * nvidia/current_vgpu_type and creatable_vgpu_types (STK_NVVF),
+ * gpuvirt/current_vgpu_type (STK_GPUVIRT), an mdev parent's
+ * mdev_supported_types (STK_MDEV); any other @kind waits for the VFs
+ * alone. -ETIMEDOUT names the PF and the first VF missing in @err.
+ */
+int stk_wait_vfs(const char *root, const char *pf, unsigned int n,
+		 enum stk_kind kind, unsigned int wait_ms, char *err,
+		 size_t len);
+
+/* The address of VF @index of PF @d, from its offset and stride; -1. */
+int stk_vf_bdf(const struct stk_dev *d, unsigned int index,
+	       char bdf[STK_BDF_LEN]);
 
 /* The device named @name (a PCI address in any form, or an mdev parent). */
 struct stk_dev *stk_find_dev(const struct stk_host *h, const char *name);
@@ -182,5 +236,18 @@ int stk_nvvf_create(const struct stk_host *h, struct stk_dev *d,
 /* Write 0 into the VF's current_vgpu_type; refused if in use. */
 int stk_nvvf_remove(const struct stk_host *h, const struct stk_vgpu *v,
 		    char *err, size_t len);
+
+/*
+ * The vGPUs of VFs that the same "apply" run enabled, which did not exist
+ * when it planned: read the stacks below @root again and make the vGPU as
+ * the file says, matching @want against the type names the VFs give now.
+ * nvidia-vf: give the VF @vf of PF @pf the type @want; mdev (VFs that are
+ * mdev parents): create @uuid of type @want on the first VF parent of @pf
+ * with room.
+ */
+int stk_nvvf_type_new(const char *root, const char *pf, const char *vf,
+		      const char *want, char *err, size_t len);
+int stk_mdev_create_new(const char *root, const char *pf, const char *uuid,
+			const char *want, char *err, size_t len);
 
 #endif /* GPUVIRTCTL_STACKS_H */

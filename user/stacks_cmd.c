@@ -30,6 +30,8 @@ int stk_load(struct ctx *ctx, struct stk_host *h)
 		err_print("%s", err);
 		return EXIT_RUNTIME;
 	}
+	/* NVIDIA's type names, while listed, for when the GPU is full */
+	stk_types_save(h);
 	return EXIT_OK;
 }
 

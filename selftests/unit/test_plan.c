@@ -660,6 +660,110 @@ TEST_F(plan, sriov_refusals)
 	STEPS_ARE("");
 }
 
+/* The VFs of a new GPU are waited for when vGPUs on them follow. */
+TEST_F(plan, sriov_waits_for_the_vfs_it_types)
+{
+	PARSE("simulated-gpus:\n"
+	      "  - {id: 0, model: h200-141gb}\n"
+	      "  - {id: 1, model: h200-141gb}\n"
+	      "gpus:\n"
+	      "  - id: 0\n"
+	      "    vgpu-model: sriov\n"
+	      "    vfs: 4\n"
+	      "    vgpus:\n"
+	      "      - {vf: 8000:00:00.4, type: H200-35C}\n"
+	      "  - {id: 1, vgpu-model: sriov, vfs: 2}\n");
+	PLAN(false);
+	CONFLICTS_ARE("");
+	STEPS_ARE("sim+ 0, sim+ 1, model~ 0, vfs~ 0, vgpu+ vf0.4, model~ 1, vfs~ 1");
+	EXPECT_TRUE(self->pl.steps[3].wait_vfs);
+	EXPECT_FALSE(self->pl.steps[6].wait_vfs);
+}
+
+/*
+ * Full GPUs: what they hold is as the file says, and nothing is asked of
+ * the room left (no type answer is in the state: asking would conflict).
+ */
+TEST_F(plan, full_gpus_have_nothing_to_do)
+{
+	static const char *const uu[] = { U1, U2, U3, U9 };
+	char vf[CONFIG_BDF_LEN];
+	struct cur_gpu *g;
+	struct cur_vgpu *v;
+	unsigned int i;
+
+	PARSE("gpus:\n"
+	      "  - id: 0\n"
+	      "    vgpus:\n"
+	      "      - {uuid: " U1 ", type: H200-35C, weight: 200}\n"
+	      "      - {uuid: " U2 ", type: H200-35C}\n"
+	      "      - {uuid: " U3 ", type: H200-35C}\n"
+	      "      - {uuid: " U9 ", type: H200-35C}\n"
+	      "  - id: 1\n"
+	      "    vgpu-model: sriov\n"
+	      "    vfs: 4\n"
+	      "    vgpus:\n"
+	      "      - {vf: 8001:00:00.1, type: H200-35C}\n"
+	      "      - {vf: 8001:00:00.2, type: H200-35C, weight: 300}\n"
+	      "      - {vf: 8001:00:00.3, type: H200-35C}\n"
+	      "      - {vf: 8001:00:00.4, type: H200-35C}\n"
+	      "  - id: 2\n"
+	      "    mig: {mode: on, instances: [3g.71gb, 2g.35gb, 1g.18gbx2]}\n"
+	      "    vgpus:\n"
+	      "      - {uuid: 5a3c0001-0000-4000-8000-000000000021, type: H200-3-71C, gi: 0}\n"
+	      "      - {uuid: 5a3c0001-0000-4000-8000-000000000022, type: H200-2-35C}\n"
+	      "      - {uuid: 5a3c0001-0000-4000-8000-000000000023, type: H200-1-18C}\n"
+	      "      - {uuid: 5a3c0001-0000-4000-8000-000000000024, type: H200-1-18C, gi: 3}\n");
+	/* GPU 0: four H200-35C, the most it takes */
+	ASSERT_NE(NULL, add_gpu(&self->st, 0, "h200-141gb"));
+	for (i = 0; i < 4; i++) {
+		v = add_vgpu(&self->st, uu[i], 0, "H200-35C");
+		ASSERT_NE(NULL, v);
+		v->weight = i ? 100 : 200;
+	}
+	/* GPU 1: its four VFs typed, none lists a type any more */
+	g = add_gpu(&self->st, 1, "h200-141gb");
+	ASSERT_NE(NULL, g);
+	g->vgpu_model = CONFIG_VGPU_MODEL_SRIOV;
+	g->num_vfs = 4;
+	for (i = 0; i < 4; i++) {
+		snprintf(vf, sizeof(vf), "8001:00:00.%u", (i + 1) & 7);
+		v = add_vf_vgpu(&self->st, uu[i], 1, "H200-35C", vf);
+		ASSERT_NE(NULL, v);
+		v->weight = i == 1 ? 300 : 100;
+	}
+	/* GPU 2: MIG, a vGPU on every GI */
+	g = add_gpu(&self->st, 2, "h200-141gb");
+	ASSERT_NE(NULL, g);
+	g->mig.mig = true;
+	ASSERT_EQ(0, add_gi(g, "3g.71gb", 4));
+	ASSERT_EQ(1, add_gi(g, "2g.35gb", 0));
+	ASSERT_EQ(2, add_gi(g, "1g.18gb", 2));
+	ASSERT_EQ(3, add_gi(g, "1g.18gb", 3));
+	g->mig.busy = 0xf;
+	for (i = 0; i < 4; i++) {
+		static const char *const t[] = {
+			"H200-3-71C", "H200-2-35C", "H200-1-18C", "H200-1-18C",
+		};
+		char u[UNITS_UUID_LEN];
+
+		snprintf(u, sizeof(u), "5a3c0001-0000-4000-8000-00000000002%u",
+			 i + 1);
+		v = add_vgpu(&self->st, u, 2, t[i]);
+		ASSERT_NE(NULL, v);
+		v->has_gi = true;
+		v->gi = i;
+	}
+	PLAN(false);
+	CONFLICTS_ARE("");
+	STEPS_ARE("");
+	plan_free(&self->pl);
+	PLAN(true);
+	CONFLICTS_ARE("");
+	STEPS_ARE("");
+}
+
+
 /* Passthrough ------------------------------------------------------------------ */
 
 /* A preflight report of @bdf, alone in IOMMU group @group, bound to @drv. */
@@ -801,6 +905,53 @@ TEST_F(plan, stacks_create)
 	EXPECT_STREQ("mtty", self->pl.steps[0].act->dev);
 	EXPECT_STREQ("mtty-1", self->pl.steps[0].act->type_id);
 	EXPECT_STREQ(U1, self->pl.steps[0].act->handle);
+}
+
+/* A cold PF of NVIDIA's: its VFs, then their vGPUs, in one run. */
+TEST_F(plan, stacks_cold_pf)
+{
+	struct stk_host *h = &self->st.stk;
+	const struct stk_action *a;
+	struct stk_dev *d;
+
+	PARSE("gpus:\n"
+	      "  - device: 0000:e1:00.0\n"
+	      "    vfs: 32\n"
+	      "    vgpus:\n"
+	      "      - {vf: 0000:e1:00.4, type: H100-4C}\n"
+	      "      - {vf: 0000:e1:04.3, type: H100-4C}\n"
+	      "  - device: 0000:e2:00.0\n"
+	      "    vfs: 8\n"
+	      "    vgpus:\n"
+	      "      - {vf: 0000:e2:01.4, type: H100-4C}\n");
+	h->devs = calloc(2, sizeof(*h->devs));
+	ASSERT_NE(NULL, h->devs);
+	h->n_devs = 2;
+	d = &h->devs[0];
+	d->kind = STK_SRIOV;	/* no VF yet: plain SR-IOV as far as it shows */
+	snprintf(d->name, sizeof(d->name), "0000:e1:00.0");
+	snprintf(d->driver, sizeof(d->driver), "nvidia");
+	d->numvfs = 0;
+	d->totalvfs = 32;
+	d->vf_offset = 4;
+	d->vf_stride = 1;
+	h->devs[1] = *d;
+	snprintf(h->devs[1].name, sizeof(h->devs[1].name), "0000:e2:00.0");
+	PLAN(false);
+	CONFLICTS_ARE("t.yaml:10: 0000:e2:01.4 is not one of the 8 VFs 0000:e2:00.0 will have");
+	STEPS_ARE("stk 0, stk 0, stk 0");
+	a = self->pl.steps[0].act;
+	EXPECT_EQ(32U, a->vfs);
+	EXPECT_EQ(STK_NVVF, (int)a->kind);
+	EXPECT_FALSE(a->pending);
+	a = self->pl.steps[2].act;
+	EXPECT_TRUE(a->pending);
+	EXPECT_EQ(0U, a->vfs);
+	EXPECT_EQ(STK_NVVF, (int)a->kind);
+	EXPECT_STREQ("0000:e1:04.3", a->handle);
+	EXPECT_STREQ("0000:e1:00.0", a->dev);
+	EXPECT_STREQ("H100-4C", a->type_name);
+	EXPECT_STREQ("", a->type_id);
 }
 
 TEST_HARNESS_MAIN

@@ -13,9 +13,11 @@
  * current_vgpu_type files, and that every other file stayed as it was.
  */
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -368,7 +370,7 @@ FIXTURE_TEARDOWN(match)
 		TH_LOG("could not remove %s", self->root);
 }
 
-TEST_F(match, type_name)
+TEST_F_TIMEOUT(match, type_name, 120)
 {
 	const struct stk_dev *d = stk_find_dev(&self->h, variant->dev);
 	int idx;
@@ -561,7 +563,7 @@ TEST_F(host, mdev_refusals_change_nothing)
 /* Write @text to @root/@name. */
 static int put(const char *root, const char *name, const char *text)
 {
-	char path[PATH_MAX + 64];
+	char path[2 * PATH_MAX];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", root, name);
@@ -570,6 +572,143 @@ static int put(const char *root, const char *name, const char *text)
 		return -1;
 	fputs(text, f);
 	return fclose(f);
+}
+
+/* The kernel's part of enabling VFs ----------------------------------------- */
+
+/*
+ * On a fixture tree, writing sriov_numvfs only writes a file. A stub of the
+ * kernel runs beside gpuvirtctl in a child process: when a count is written
+ * into PF's sriov_numvfs it builds what the fixture's "on-enable" part says
+ * appears then (.on-enable/PF.stk, the PCI core's VFs, then, unless
+ * @first_only, .on-enable/PF.later.stk, the vendor driver's files on them),
+ * and when 0 is written it removes those VFs again. gpuvirtctl sees no
+ * difference from the kernel: it writes the file and waits for the VFs.
+ */
+struct kstub {
+	pid_t pid;
+	int stop;	/* closed: settle on the last count written, then exit */
+};
+
+static int numvfs_of(const char *root, const char *pf)
+{
+	char path[2 * PATH_MAX], buf[32];
+
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/sriov_numvfs",
+		 root, pf);
+	return atoi(slurp("", path, buf, sizeof(buf)));
+}
+
+static void kstub_build(const char *root, const char *pf, const char *part)
+{
+	char path[2 * PATH_MAX], cmd[5 * PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/.on-enable/%s%s.stk", root, pf, part);
+	if (access(path, F_OK))
+		return;
+	snprintf(cmd, sizeof(cmd), "'%s/mktree.sh' '%s' '%s'", STK_FIXTURES,
+		 path, root);
+	if (system(cmd))
+		fprintf(stderr, "# kstub: %s failed\n", cmd);
+}
+
+/* rm -rf every VF of the on-enable part, as the PCI core removes them. */
+static void kstub_remove(const char *root, const char *pf)
+{
+	char path[2 * PATH_MAX], line[512], bdf[32], *cmd;
+	size_t len = 16384, used;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/.on-enable/%s.stk", root, pf);
+	f = fopen(path, "r");
+	cmd = malloc(len);
+	if (!f || !cmd)
+		goto out;
+	used = (size_t)snprintf(cmd, len, "rm -rf '%s/sys/devices/pci0000:00/%s'/virtfn*",
+				root, pf);
+	while (fgets(line, sizeof(line), f) && used < len)
+		if (sscanf(line, "pci %31s", bdf) == 1)
+			used += (size_t)snprintf(cmd + used, len - used,
+				" '%s/sys/devices/pci0000:00/%s' '%s/sys/bus/pci/devices/%s' '%s/sys/class/mdev_bus/%s'",
+				root, bdf, root, bdf, root, bdf);
+	if (used < len && system(cmd))
+		fprintf(stderr, "# kstub: removing the VFs of %s failed\n", pf);
+out:
+	free(cmd);
+	if (f)
+		fclose(f);
+}
+
+static void kstub_run(const char *root, const char *pf, bool first_only,
+		      int ready, int stop)
+{
+	char path[2 * PATH_MAX], ev[4096];
+	bool made = false;
+	int in, n;
+
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/sriov_numvfs",
+		 root, pf);
+	in = inotify_init1(IN_CLOEXEC);
+	if (in < 0 || inotify_add_watch(in, path, IN_CLOSE_WRITE) < 0)
+		_exit(1);
+	if (write(ready, "1", 1) != 1)
+		_exit(1);
+	close(ready);
+	for (;;) {
+		struct pollfd p[2] = {
+			{ .fd = in, .events = POLLIN },
+			{ .fd = stop, .events = POLLIN },
+		};
+
+		if (poll(p, 2, -1) < 0)
+			continue;
+		if ((p[0].revents & POLLIN) && read(in, ev, sizeof(ev)) < 0)
+			_exit(1);
+		n = numvfs_of(root, pf);
+		if (n > 0 && !made) {
+			kstub_build(root, pf, "");
+			if (!first_only)
+				kstub_build(root, pf, ".later");
+			made = true;
+		} else if (n == 0 && made) {
+			kstub_remove(root, pf);
+			made = false;
+		}
+		if (p[1].revents)
+			_exit(0);
+	}
+}
+
+static int kstub_start(struct kstub *k, const char *root, const char *pf,
+		       bool first_only)
+{
+	int ready[2], stop[2];
+	char c;
+
+	if (pipe(ready) || pipe(stop))
+		return -1;
+	k->pid = fork();
+	if (k->pid < 0)
+		return -1;
+	if (!k->pid) {
+		close(ready[0]);
+		close(stop[1]);
+		kstub_run(root, pf, first_only, ready[1], stop[0]);
+	}
+	close(ready[1]);
+	close(stop[0]);
+	k->stop = stop[1];
+	c = 0;
+	if (read(ready[0], &c, 1) != 1)
+		c = 0;
+	close(ready[0]);
+	return c == '1' ? 0 : -1;
+}
+
+static void kstub_stop(struct kstub *k)
+{
+	close(k->stop);
+	waitpid(k->pid, NULL, 0);
 }
 
 static const char mixed_yaml[] =
@@ -801,6 +940,354 @@ TEST_F(host, apply_prune_spares_what_is_in_use)
 	EXPECT_EQ(1, self->rc);
 	EXPECT_NE(NULL, strstr(self->errout, "vGPU 0000:41:00.7 of device 0000:41:00.0 is not in the file, but in use: not removed"));
 	FILE_IS(VF("00.7"), "1065\n");
+}
+
+/* From a cold host: VFs enabled, waited for and typed in one run ---------- */
+
+#define COLD_PF "0000:e1:00.0"
+#define CV(x)	"/sys/bus/pci/devices/0000:e1:" x "/nvidia/current_vgpu_type"
+#define NUMVFS(pf) "/sys/bus/pci/devices/" pf "/sriov_numvfs"
+
+static const char cold_yaml[] =
+	"gpus:\n"
+	"  - device: " COLD_PF "\n"
+	"    vfs: 32\n"
+	"    vgpus:\n"
+	"      - vf: 0000:e1:00.4\n"
+	"        type: H100-4C\n"
+	"      - vf: e1:04.3\n"
+	"        type: 1119\n";
+
+/* Run @args with the kernel's stand-in for PF @pf beside it. */
+static void run_vfs(struct _test_data_host *self, const char *pf,
+		    bool first_only, const char *args)
+{
+	struct kstub k;
+
+	if (kstub_start(&k, self->root, pf, first_only)) {
+		self->rc = -1;
+		snprintf(self->errout, sizeof(self->errout), "kstub_start failed");
+		return;
+	}
+	run(self, args);
+	kstub_stop(&k);
+}
+
+TEST_F_TIMEOUT(host, cold_apply_enables_waits_and_types, 300)
+{
+	char cmd[3 * PATH_MAX], rec[512];
+
+	ASSERT_EQ(0, build(self->root, "h100-cold"));
+	ASSERT_EQ(0, put(self->root, "c.yaml", cold_yaml));
+
+	/* the whole plan, the VF vGPUs included, and nothing changed */
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/c.yaml' --dry-run", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("~ device " COLD_PF " vfs 0 -> 32 stack nvidia-vf\n"
+		     "+ vgpu 0000:e1:00.4 type H100-4C on device " COLD_PF " stack nvidia-vf\n"
+		     "+ vgpu 0000:e1:04.3 type 1119 on device " COLD_PF " stack nvidia-vf\n",
+		     self->out);
+	FILE_IS(NUMVFS(COLD_PF), "0\n");
+	snprintf(cmd, sizeof(cmd), "-j apply -f '%s/c.yaml' --dry-run", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_NE(NULL, strstr(self->out, "{\"action\":\"add\",\"vgpu\":{\"vf\":\"0000:e1:00.4\",\"type\":\"H100-4C\",\"device\":\"" COLD_PF "\",\"stack\":\"nvidia-vf\"}}"))
+		TH_LOG("%s", self->out);
+	snprintf(cmd, sizeof(cmd), "assert -f '%s/c.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->out, "+ vgpu 0000:e1:04.3 type 1119 on device"));
+	EXPECT_NE(NULL, strstr(self->errout, "differs from")) TH_LOG("%s", self->errout);
+
+	/* one run: the VFs, then their types, by name and by number */
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/c.yaml'", self->root);
+	run_vfs(self, COLD_PF, false, cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("", self->errout);
+	FILE_IS(NUMVFS(COLD_PF), "32");
+	FILE_IS(CV("00.4"), "1118");
+	FILE_IS(CV("04.3"), "1119");
+	FILE_IS(CV("00.5"), "0\n");
+	FILE_IS(CV("04.2"), "0\n");
+	/* the names it saw listed are on record */
+	slurp(self->root, STK_KNOWN_FILE, rec, sizeof(rec));
+	EXPECT_NE(NULL, strstr(rec, "10de:2331 550.54.10 1118 NVIDIA H100-4C\n")) TH_LOG("%s", rec);
+
+	/* as the driver shows it once typed: the VFs list no H100-4C now */
+	ASSERT_EQ(0, put(self->root, "sys/bus/pci/devices/0000:e1:00.4/nvidia/creatable_vgpu_types",
+			 "ID    : vGPU Name\n"));
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("nothing to do\n", self->out);
+	snprintf(cmd, sizeof(cmd), "assert -f '%s/c.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s%s", self->out, self->errout);
+}
+
+/* VFs that do not come up: a bounded wait, the PF named, all undone. */
+TEST_F_TIMEOUT(host, cold_apply_vfs_that_never_come_up, 300)
+{
+	char cmd[3 * PATH_MAX];
+
+	ASSERT_EQ(0, build(self->root, "h100-cold"));
+	ASSERT_EQ(0, put(self->root, "c.yaml", cold_yaml));
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/c.yaml' --vf-timeout 1",
+		 self->root);
+
+	/* no VF at all */
+	RUN(cmd);
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "the 32 VFs of " COLD_PF " did not all come up within 1 s: it has no VF 0 (no virtfn0)"))
+		TH_LOG("%s", self->errout);
+	EXPECT_NE(NULL, strstr(self->errout, "step 1 of 3 failed (~ device " COLD_PF " vfs 32)"));
+	EXPECT_NE(NULL, strstr(self->errout, "nothing was changed"));
+	FILE_IS(NUMVFS(COLD_PF), "0");
+
+	/* VFs that came up without NVIDIA's files: no vGPU manager */
+	kstub_build(self->root, COLD_PF, "");
+	RUN(cmd);
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "the 32 VFs of " COLD_PF " did not all come up within 1 s: VF 0000:e1:00.4 has no NVIDIA vGPU files (nvidia/current_vgpu_type)"))
+		TH_LOG("%s", self->errout);
+	EXPECT_NE(NULL, strstr(self->errout, "nothing was changed"));
+	FILE_IS(NUMVFS(COLD_PF), "0");
+	FILE_IS(CV("00.4"), "<missing>");
+}
+
+/* A type the new VFs do not list: the run stops there and is undone. */
+TEST_F_TIMEOUT(host, cold_apply_undone_when_a_type_is_missing, 300)
+{
+	char cmd[3 * PATH_MAX];
+
+	ASSERT_EQ(0, build(self->root, "h100-cold"));
+	ASSERT_EQ(0, put(self->root, "m.yaml",
+		"gpus:\n"
+		"  - device: " COLD_PF "\n"
+		"    vfs: 4\n"
+		"    vgpus:\n"
+		"      - {vf: 0000:e1:00.4, type: H100-5C}\n"
+		"      - {vf: 0000:e1:00.5, type: H100-80C}\n"));
+	/* the stand-in makes 32 VFs whatever the count: only 4 are waited for */
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/m.yaml'", self->root);
+	run_vfs(self, COLD_PF, false, cmd);
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "no type \"H100-80C\" on " COLD_PF " (nvidia-vf); the types: \"NVIDIA H100-4C\" (1118)"))
+		TH_LOG("%s", self->errout);
+	EXPECT_NE(NULL, strstr(self->errout, "step 3 of 3 failed (+ vgpu 0000:e1:00.5 type H100-80C on device " COLD_PF ")"));
+	EXPECT_NE(NULL, strstr(self->errout, "nothing was changed"));
+	FILE_IS(NUMVFS(COLD_PF), "0");
+	FILE_IS("/sys/bus/pci/devices/0000:e1:00.4/class", "<missing>");
+}
+
+/* What the plan refuses of a cold PF, before anything changes. */
+TEST_F(host, cold_apply_refusals)
+{
+	char cmd[3 * PATH_MAX];
+
+	ASSERT_EQ(0, build(self->root, "h100-cold"));
+	ASSERT_EQ(0, put(self->root, "amd.stk",
+		"pci 0000:62:00.0 class=0x030000 id=1002:7460 driver=amdgpu totalvfs=16 numvfs=0 offset=1 stride=1\n"));
+	snprintf(cmd, sizeof(cmd), "'%s/mktree.sh' '%s/amd.stk' '%s'",
+		 STK_FIXTURES, self->root, self->root);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, put(self->root, "r.yaml",
+		"gpus:\n"
+		"  - device: " COLD_PF "\n"			/* 2 */
+		"    vfs: 4\n"
+		"    vgpus:\n"
+		"      - {vf: 0000:e1:01.0, type: H100-4C}\n"	/* 5 */
+		"      - {vf: 0000:e1:00.5, type: H100-4C, weight: 3}\n"
+		"      - {uuid: 11111111-2222-4333-8444-555555555555, type: H100-4C}\n"
+		"  - device: 0000:62:00.0\n"			/* 8 */
+		"    vfs: 2\n"
+		"    vgpus:\n"
+		"      - {vf: 0000:62:00.1, type: V620-4Q}\n"));
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/r.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "r.yaml:5: 0000:e1:01.0 is not one of the 4 VFs " COLD_PF " will have"))
+		TH_LOG("%s", self->errout);
+	EXPECT_NE(NULL, strstr(self->errout, "r.yaml:6: \"weight\" is not offered by this stack (nvidia-vf)"));
+	EXPECT_NE(NULL, strstr(self->errout, "r.yaml:7: the VFs of " COLD_PF " will be either vGPUs named by \"vf\""));
+	EXPECT_NE(NULL, strstr(self->errout, "r.yaml:8: device 0000:62:00.0 has plain SR-IOV (driver amdgpu): vGPUs are not offered by this stack (sriov)"));
+	EXPECT_NE(NULL, strstr(self->errout, "nothing was changed"));
+	EXPECT_STREQ("", self->out);
+	FILE_IS(NUMVFS(COLD_PF), "0\n");
+	FILE_IS(NUMVFS("0000:62:00.0"), "0\n");
+}
+
+/* Ampere: VFs that become mdev parents, the vGPU on the first with room. */
+TEST_F_TIMEOUT(host, cold_apply_mdev_vf_parents, 300)
+{
+	char cmd[3 * PATH_MAX];
+
+	ASSERT_EQ(0, build(self->root, "a100-cold"));
+	ASSERT_EQ(0, put(self->root, "a.yaml",
+		"gpus:\n"
+		"  - device: 0000:82:00.0\n"
+		"    vfs: 2\n"
+		"    vgpus:\n"
+		"      - {uuid: 11111111-2222-4333-8444-555555555555, type: A100-5C}\n"));
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/a.yaml'", self->root);
+	run_vfs(self, "0000:82:00.0", false, cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("~ device 0000:82:00.0 vfs 0 -> 2 stack mdev\n"
+		     "+ vgpu 11111111-2222-4333-8444-555555555555 type A100-5C on device 0000:82:00.0 stack mdev\n",
+		     self->out);
+	FILE_IS(NUMVFS("0000:82:00.0"), "2");
+	FILE_IS("/sys/class/mdev_bus/0000:82:00.4/mdev_supported_types/nvidia-559/create",
+		"11111111-2222-4333-8444-555555555555");
+	FILE_IS("/sys/class/mdev_bus/0000:82:00.5/mdev_supported_types/nvidia-559/create", "");
+
+	/* the mdev core made it, and the parent has no room left: in place */
+	ASSERT_EQ(0, put(self->root, "m.stk",
+		"mdev 11111111-2222-4333-8444-555555555555 0000:82:00.4 nvidia-559\n"));
+	ASSERT_EQ(0, put(self->root, "sys/class/mdev_bus/0000:82:00.4/mdev_supported_types/nvidia-559/available_instances", "0\n"));
+	ASSERT_EQ(0, put(self->root, "sys/class/mdev_bus/0000:82:00.4/mdev_supported_types/nvidia-558/available_instances", "0\n"));
+	snprintf(cmd, sizeof(cmd), "'%s/mktree.sh' '%s/m.stk' '%s'",
+		 STK_FIXTURES, self->root, self->root);
+	ASSERT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/a.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("nothing to do\n", self->out);
+	snprintf(cmd, sizeof(cmd), "assert -f '%s/a.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s%s", self->out, self->errout);
+}
+
+/* A full GPU ---------------------------------------------------------------- */
+
+#define FULL_PF	"0000:a1:00.0"
+
+/* The file of the full H100: its 20 vGPUs, by @type. */
+static void full_yaml(const char *root, const char *name, const char *type)
+{
+	char text[8192], bdf[32];
+	size_t used;
+	int i;
+
+	used = (size_t)snprintf(text, sizeof(text),
+				"gpus:\n  - device: " FULL_PF "\n    vfs: 32\n    vgpus:\n");
+	for (i = 0; i < 20; i++) {
+		snprintf(bdf, sizeof(bdf), "0000:a1:%02x.%x", (4 + i) >> 3,
+			 (4 + i) & 7);
+		used += (size_t)snprintf(text + used, sizeof(text) - used,
+					 "      - {vf: %s, type: %s}\n", bdf, type);
+	}
+	put(root, name, text);
+}
+
+TEST_F_TIMEOUT(host, full_gpu_keeps_its_identity, 300)
+{
+	const struct stk_dev *d;
+	const struct stk_vgpu *g;
+	char cmd[3 * PATH_MAX];
+
+	ASSERT_EQ(0, build(self->root, "h100-full"));
+	ASSERT_EQ(0, stk_scan(self->root, &self->h, self->err, sizeof(self->err)));
+	/* nvidia-vf by its VFs' nvidia/, though none lists a type */
+	d = dev(&self->h, FULL_PF);
+	ASSERT_NE(NULL, d);
+	EXPECT_EQ(STK_NVVF, (int)d->kind);
+	EXPECT_EQ(32U, d->n_vfs);
+	EXPECT_STREQ("10de:2331", d->pciid);
+	EXPECT_STREQ("550.54.10", d->version);
+	/* the typed VFs' type, by its number: no name is to be had */
+	ASSERT_EQ(1U, d->n_types);
+	EXPECT_STREQ("1118", d->types[0].id);
+	EXPECT_STREQ("1118", d->types[0].name);
+	EXPECT_TRUE(d->types[0].unnamed);
+	EXPECT_EQ(0, d->types[0].available);
+	EXPECT_EQ(20U, self->h.n_vgpus);
+	g = stk_find_vgpu(&self->h, "0000:a1:02.7");
+	ASSERT_NE(NULL, g);
+	EXPECT_STREQ("1118", g->type_id);
+
+	RUN("gpu show dev " FULL_PF);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("stack nvidia-vf dev " FULL_PF " driver nvidia vfs 32 total-vfs 32 free-vfs 12 types 1 vgpus 20\n",
+		     self->out);
+
+	/* by number: in place */
+	full_yaml(self->root, "n.yaml", "1118");
+	snprintf(cmd, sizeof(cmd), "assert -f '%s/n.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s%s", self->out, self->errout);
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/n.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("nothing to do\n", self->out);
+
+	/* by name: no VF and no record names 1118, and assert says how */
+	full_yaml(self->root, "h.yaml", "H100-4C");
+	snprintf(cmd, sizeof(cmd), "assert -f '%s/h.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->out, "no type \"H100-4C\" on " FULL_PF " (nvidia-vf); the types: \"1118\" (1118) (a type that typed VFs hold and no VF lists, the GPU being full, goes by its number"))
+		TH_LOG("%s", self->out);
+
+	/* once the name was seen listed (the record of it), by name too */
+	{
+		char mk[2 * PATH_MAX];
+
+		snprintf(mk, sizeof(mk), "mkdir -p '%s/var/lib/gpuvirt'",
+			 self->root);
+		ASSERT_EQ(0, system(mk));
+	}
+	ASSERT_EQ(0, put(self->root, "var/lib/gpuvirt/nvidia-vgpu-types",
+			 "10de:2330 550.54.10 1118 NVIDIA H100-1-10C\n"
+			 "10de:2331 535.104.06 1118 NVIDIA H100-2C\n"
+			 "10de:2331 550.54.10 1118 NVIDIA H100-4C\n"));
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s%s", self->out, self->errout);
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/h.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("nothing to do\n", self->out);
+	RUN("vgpu show vf a1:00.4");
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("vf 0000:a1:00.4 stack nvidia-vf dev " FULL_PF " type-id 1118 open false type \"NVIDIA H100-4C\"\n",
+		     self->out);
+	/* another type, though, is still a conflict */
+	full_yaml(self->root, "x.yaml", "H100-5C");
+	snprintf(cmd, sizeof(cmd), "assert -f '%s/x.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->out, "no type \"H100-5C\" on " FULL_PF)) TH_LOG("%s", self->out);
+	FILE_IS("/sys/bus/pci/devices/0000:a1:00.4/nvidia/current_vgpu_type", "1118\n");
+}
+
+/* An mdev parent with no instance left, its vGPU listed: in place. */
+TEST_F(host, full_mdev_parent_is_in_place)
+{
+	char cmd[3 * PATH_MAX];
+
+	ASSERT_EQ(0, build_all(self->root));
+	/* 81:00.5 holds A100_VGPU and has room for nothing (fixture) */
+	ASSERT_EQ(0, put(self->root, "f.yaml",
+		"gpus:\n"
+		"  - device: 0000:81:00.0\n"
+		"    vfs: 2\n"
+		"    vgpus:\n"
+		"      - uuid: " A100_VGPU "\n"
+		"        type: A100-4C\n"));
+	snprintf(cmd, sizeof(cmd), "assert -f '%s/f.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s%s", self->out, self->errout);
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/f.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(0, self->rc) TH_LOG("%s", self->errout);
+	EXPECT_STREQ("nothing to do\n", self->out);
+	/* another count, through the VF parents' PF, is refused */
+	ASSERT_EQ(0, put(self->root, "g.yaml",
+		"gpus:\n  - {device: 0000:81:00.0, vfs: 4}\n"));
+	snprintf(cmd, sizeof(cmd), "apply -f '%s/g.yaml'", self->root);
+	RUN(cmd);
+	EXPECT_EQ(1, self->rc);
+	EXPECT_NE(NULL, strstr(self->errout, "0000:81:00.0 has 2 VFs, not 4: the kernel changes the count only through 0"))
+		TH_LOG("%s", self->errout);
 }
 
 /*
