@@ -1078,7 +1078,11 @@ static int vgpu_del(struct ctx *ctx, const void *o, uint64_t given)
 	if (ret)
 		return ret;
 
-	/* Only gpuvirt's vGPUs: another driver's mdev device is not ours. */
+	/*
+	 * gpuvirt's first: the kernel knows its vGPUs. A UUID it does not
+	 * know may be another stack's mdev device (mtty, NVIDIA, GVT-g),
+	 * removed through its own "remove" unless in use.
+	 */
 	nlh = nl_msg_start(ctx->nl, GPUVIRT_CMD_VGPU_GET, 0);
 	mnl_attr_put_strz(nlh, GPUVIRT_A_VGPU_UUID, opts->uuid);
 	if (nl_exchange(ctx->nl, vgpu_vf_cb, vf)) {

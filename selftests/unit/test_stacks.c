@@ -31,6 +31,9 @@
 #ifndef GPUVIRTCTL
 #error "GPUVIRTCTL: the gpuvirtctl binary under test"
 #endif
+#ifndef GPUVIRTCTL_MAN
+#error "GPUVIRTCTL_MAN: its man page, gpuvirtctl.8"
+#endif
 
 #define H100_PF	"0000:41:00.0"
 #define VF(x)	"/sys/bus/pci/devices/0000:41:" x "/nvidia/current_vgpu_type"
@@ -1288,6 +1291,220 @@ TEST_F(host, full_mdev_parent_is_in_place)
 	EXPECT_EQ(1, self->rc);
 	EXPECT_NE(NULL, strstr(self->errout, "0000:81:00.0 has 2 VFs, not 4: the kernel changes the count only through 0"))
 		TH_LOG("%s", self->errout);
+}
+
+/* The man page's field lists against the output --------------------------- */
+
+#define MAN_FIELDS_MAX	16
+
+/* One command's fields as gpuvirtctl(8) lists them, in order. */
+struct man_fields {
+	char cmd[32];				/* "gpu show" */
+	char key[MAN_FIELDS_MAX][32];		/* the JSON member */
+	char label[MAN_FIELDS_MAX][32];		/* its text label */
+	unsigned int n;
+};
+
+/* The first word of a ".B" or ".BR" line, "\-" as "-": 0, or -1 if none. */
+static int man_word(const char *line, char *out, size_t len)
+{
+	size_t n = 0;
+
+	if (!strncmp(line, ".BR ", 4))
+		line += 4;
+	else if (!strncmp(line, ".B ", 3))
+		line += 3;
+	else
+		return -1;
+	for (; *line && *line != ' ' && *line != '\n' && n + 1 < len; line++)
+		if (!(line[0] == '\\' && line[1] == '-'))
+			out[n++] = *line;
+	out[n] = '\0';
+	return n ? 0 : -1;
+}
+
+/*
+ * The "Fields of the other stacks' entries" of @page: per command a ".TP"
+ * then ".B COMMAND", then its fields one ".B"/".BR" line each, a field's
+ * text label after "(text:".
+ */
+static int man_parse(const char *page, struct man_fields *f, unsigned int max)
+{
+	char line[512], word[64];
+	bool in = false, label = false;
+	unsigned int n = 0;
+	FILE *fp = fopen(page, "r");
+	int tp = 0;
+
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp)) {
+		if (!in) {
+			in = !strncmp(line, "Fields of the other stacks' entries:", 36);
+			continue;
+		}
+		if (!strncmp(line, ".RE", 3))
+			break;
+		if (!strncmp(line, ".TP", 3)) {
+			tp = 1;
+			continue;
+		}
+		if (!strncmp(line, "(text:", 6)) {
+			label = true;
+			continue;
+		}
+		if (man_word(line, word, sizeof(word)))
+			continue;
+		if (tp) {	/* ".B gpu show": the command */
+			if (n == max)
+				break;
+			memset(&f[n], 0, sizeof(f[n]));
+			snprintf(f[n].cmd, sizeof(f[n].cmd), "%.31s", line + 3);
+			f[n].cmd[strcspn(f[n].cmd, "\n")] = '\0';
+			n++;
+			tp = 0;
+		} else if (n && label && f[n - 1].n) {
+			struct man_fields *c = &f[n - 1];
+
+			snprintf(c->label[c->n - 1], sizeof(c->label[0]), "%s", word);
+			label = false;
+		} else if (n && f[n - 1].n < MAN_FIELDS_MAX) {
+			struct man_fields *c = &f[n - 1];
+
+			snprintf(c->key[c->n], sizeof(c->key[0]), "%s", word);
+			snprintf(c->label[c->n], sizeof(c->label[0]), "%s", word);
+			c->n++;
+		}
+	}
+	fclose(fp);
+	return (int)n;
+}
+
+static int man_index(const struct man_fields *f, const char *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->n; i++)
+		if (!strcmp(f->key[i], key))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * The members of each object of the array in @json, a one-line document
+ * {"gpu":[{...},...]} as gpuvirtctl -j prints it: @keys[obj][i]. Returns
+ * the number of objects.
+ */
+static unsigned int json_keys(const char *json, char keys[][MAN_FIELDS_MAX][32],
+			      unsigned int *nkeys, unsigned int max)
+{
+	unsigned int depth = 0, n = 0;
+	const char *p, *q;
+
+	for (p = json; *p; p++) {
+		if (*p == '"') {
+			q = strchr(p + 1, '"');
+			while (q && q[-1] == '\\')
+				q = strchr(q + 1, '"');
+			if (!q)
+				break;
+			/* a member of an entry: depth 3 ({ [ {), then ':' */
+			if (depth == 3 && q[1] == ':' && n && nkeys[n - 1] < MAN_FIELDS_MAX)
+				snprintf(keys[n - 1][nkeys[n - 1]++], 32, "%.*s",
+					 (int)(q - p - 1), p + 1);
+			p = q;
+		} else if (*p == '{' || *p == '[') {
+			depth++;
+			if (depth == 3 && *p == '{' && n < max)
+				nkeys[n++] = 0;
+		} else if (*p == '}' || *p == ']') {
+			depth--;
+		}
+	}
+	return n;
+}
+
+static void check_fields(struct __test_metadata *_metadata,
+			 struct _test_data_host *self,
+			 const struct man_fields *f, bool *seen)
+{
+	static char keys[64][MAN_FIELDS_MAX][32];
+	unsigned int nkeys[64], n, i, j, line_no;
+	char cmd[64], text[8192];
+	const char *line, *at;
+	int idx, last;
+
+	snprintf(cmd, sizeof(cmd), "-j %s", f->cmd);
+	RUN(cmd);
+	ASSERT_EQ(0, self->rc) TH_LOG("%s: %s", cmd, self->errout);
+	n = json_keys(self->out, keys, nkeys, 64);
+	ASSERT_LT(0U, n) TH_LOG("%s: %s", cmd, self->out);
+	RUN(f->cmd);
+	ASSERT_EQ(0, self->rc) TH_LOG("%s: %s", f->cmd, self->errout);
+	snprintf(text, sizeof(text), "%s", self->out);
+	line = text;
+	for (i = 0, line_no = 0; i < n; i++, line_no++) {
+		char *eol = strchr(line, '\n');
+
+		ASSERT_NE(NULL, eol) TH_LOG("%s: fewer lines than entries", f->cmd);
+		*eol = '\0';
+		last = -1;
+		at = line;
+		for (j = 0; j < nkeys[i]; j++) {
+			char word[40];
+
+			idx = man_index(f, keys[i][j]);
+			/* every member is documented, in the documented order */
+			EXPECT_LE(0, idx) TH_LOG("%s: \"%s\" is not in gpuvirtctl(8)",
+						 f->cmd, keys[i][j]);
+			if (idx < 0)
+				continue;
+			EXPECT_LT(last, idx) TH_LOG("%s: \"%s\" comes before \"%s\" in gpuvirtctl(8)",
+						    f->cmd, keys[i][j], f->key[last]);
+			last = idx;
+			seen[idx] = true;
+			/* and the text line has its label, in the same order */
+			snprintf(word, sizeof(word), j ? " %s " : "%s ",
+				 f->label[idx]);
+			at = j ? strstr(at, word) : (!strncmp(at, word, strlen(word)) ? at : NULL);
+			EXPECT_NE(NULL, at) TH_LOG("%s: line %u lacks \"%s\" where gpuvirtctl(8) puts it: %s",
+						   f->cmd, line_no + 1, f->label[idx], line);
+			if (!at)
+				break;
+			at += strlen(word) - 1;
+		}
+		line = eol + 1;
+	}
+	EXPECT_STREQ("", line) TH_LOG("%s: more lines than entries", f->cmd);
+}
+
+/*
+ * gpuvirtctl(8) lists the fields of the other stacks' entries, in order,
+ * with their text labels: each entry of the output has only those, in that
+ * order, in JSON and in text, and each field listed is in some entry.
+ */
+TEST_F_TIMEOUT(host, man_page_field_lists_are_the_output, 120)
+{
+	struct man_fields f[4];
+	bool seen[MAN_FIELDS_MAX];
+	int n, i;
+	unsigned int j;
+
+	n = man_parse(GPUVIRTCTL_MAN, f, 4);
+	ASSERT_EQ(3, n) TH_LOG("no field lists in %s", GPUVIRTCTL_MAN);
+	EXPECT_STREQ("gpu show", f[0].cmd);
+	EXPECT_STREQ("type show", f[1].cmd);
+	EXPECT_STREQ("vgpu show", f[2].cmd);
+	EXPECT_STREQ("vgpu", f[2].label[0]);	/* uuid, text: vgpu */
+	ASSERT_EQ(0, build_all(self->root));
+	for (i = 0; i < n; i++) {
+		memset(seen, 0, sizeof(seen));
+		check_fields(_metadata, self, &f[i], seen);
+		for (j = 0; j < f[i].n; j++) {
+			EXPECT_TRUE(seen[j]) TH_LOG("%s: gpuvirtctl(8) lists \"%s\", which no entry has",
+						    f[i].cmd, f[i].key[j]);
+		}
+	}
 }
 
 /*
