@@ -499,8 +499,7 @@ int gpuvirt_nl_gpu_set_doit(struct sk_buff *skb, struct genl_info *info)
 						 GPUVIRT_VGPU_MODEL_SRIOV,
 						 &model_why);
 		if (err) {
-			/* a constant string, as NL_SET_ERR_MSG() stores */
-			info->extack->_msg = model_why;
+			gpuvirt_nl_err_str(info->extack, model_why, model_why);
 			NL_SET_BAD_ATTR(info->extack, model);
 			return err;
 		}
