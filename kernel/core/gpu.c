@@ -30,6 +30,7 @@
  * scheduler's own locks.
  */
 #include <linux/export.h>
+#include <linux/kernel.h>
 #include <linux/lockdep.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -364,82 +365,173 @@ static void gpuvirt_gpu_set_mig(struct gpuvirt_gpu *gpu, struct gpuvirt_mig *m)
 	mutex_unlock(&gpuvirt_registry.lock);
 }
 
-/* Time-sliced to MIG: the time-sliced types empty, the GPU is reset. */
-static int gpuvirt_gpu_mig_on(struct gpuvirt_gpu *gpu,
-			      struct gpuvirt_mig_why *why)
+/**
+ * gpuvirt_gpu_why_set() - fill in a refusal of gpuvirt_gpu_configure()
+ * @why: the refusal
+ * @item: the setting refused
+ * @reason: what is in the way
+ * @fmt: a line for people, printf-style
+ *
+ * Return: -EBUSY, -EOPNOTSUPP or -ENOMEM, the errno of @reason.
+ */
+int gpuvirt_gpu_why_set(struct gpuvirt_gpu_why *why,
+			enum gpuvirt_gpu_cfg_item item,
+			enum gpuvirt_gpu_refusal reason, const char *fmt, ...)
 {
-	struct gpuvirt_mig *m;
-	int err;
+	va_list args;
 
-	m = gpuvirt_mig_alloc(gpu, why);
-	if (IS_ERR(m))
-		return PTR_ERR(m);
-	err = gpuvirt_mdev_set_mig(gpu->mdev, true);
-	if (err) {
-		snprintf(why->msg, sizeof(why->msg),
-			 "GPU %s has time-sliced vGPUs; remove them first",
-			 gpu->name);
-		gpuvirt_mig_free(m);
-		return err;
+	why->item = item;
+	why->reason = reason;
+	va_start(args, fmt);
+	vsnprintf(why->msg, sizeof(why->msg), fmt, args);
+	va_end(args);
+	switch (reason) {
+	case GPUVIRT_GPU_REFUSED_NO_SRIOV:
+	case GPUVIRT_GPU_REFUSED_NO_MIG:
+		return -EOPNOTSUPP;
+	case GPUVIRT_GPU_REFUSED_NOMEM:
+		return -ENOMEM;
+	default:
+		return -EBUSY;
 	}
-	gpu->ops->reset(gpu);
-	gpuvirt_gpu_set_mig(gpu, m);
-	return 0;
 }
 
-/* MIG to time-sliced: only without GIs; the GPU is reset. */
-static int gpuvirt_gpu_mig_off(struct gpuvirt_gpu *gpu,
-			       struct gpuvirt_mig_why *why)
+/*
+ * What a change of the mode needs that the GPU's lock guards: GIs only
+ * come and go under it. Entering MIG mode allocates the MIG state now, so
+ * that nothing can fail once the change is committed; *@m is NULL when
+ * the mode stays.
+ */
+static int gpuvirt_gpu_mode_prepare(struct gpuvirt_gpu *gpu, u32 mode,
+				    struct gpuvirt_mig **m,
+				    struct gpuvirt_gpu_why *why)
 {
-	struct gpuvirt_mig *m = gpu->mig;
+	struct gpuvirt_mig_why mwhy = {};
 	int err;
 
-	err = gpuvirt_mig_check_empty(gpu, why);
-	if (err)
-		return err;
-	gpuvirt_gpu_set_mig(gpu, NULL);
-	gpu->ops->reset(gpu);
-	gpuvirt_mdev_set_mig(gpu->mdev, false);
-	gpuvirt_mig_free(m);
-	return 0;
+	*m = NULL;
+	if (mode == GPUVIRT_GPU_CFG_KEEP || mode == gpu->mode)
+		return 0;
+	if (mode == GPUVIRT_GPU_MODE_TIMESLICED) {
+		err = gpuvirt_mig_check_empty(gpu, &mwhy);
+		return err ? gpuvirt_gpu_why_set(why, GPUVIRT_GPU_CFG_MODE,
+						 GPUVIRT_GPU_REFUSED_GIS, "%s",
+						 mwhy.msg) : 0;
+	}
+	*m = gpuvirt_mig_alloc(gpu, &mwhy);
+	if (!IS_ERR(*m))
+		return 0;
+	err = PTR_ERR(*m);
+	*m = NULL;
+	if (err == -ENOMEM)
+		return gpuvirt_gpu_why_set(why, GPUVIRT_GPU_CFG_MODE,
+					   GPUVIRT_GPU_REFUSED_NOMEM,
+					   "GPU %s: out of memory", gpu->name);
+	return gpuvirt_gpu_why_set(why, GPUVIRT_GPU_CFG_MODE,
+				   GPUVIRT_GPU_REFUSED_NO_MIG, "%s", mwhy.msg);
+}
+
+/* The first of the settings @cfg changes that needs a GPU without vGPUs. */
+static enum gpuvirt_gpu_cfg_item
+gpuvirt_gpu_busy_item(struct gpuvirt_gpu *gpu, const struct gpuvirt_gpu_cfg *cfg,
+		      bool sriov)
+{
+	if (cfg->vgpu_model != GPUVIRT_GPU_CFG_KEEP &&
+	    sriov != gpuvirt_gpu_sriov(gpu))
+		return GPUVIRT_GPU_CFG_VGPU_MODEL;
+	if (cfg->vgpu_mode != GPUVIRT_GPU_CFG_KEEP &&
+	    cfg->vgpu_mode != gpuvirt_gpu_vgpu_mode(gpu))
+		return GPUVIRT_GPU_CFG_VGPU_MODE;
+	return GPUVIRT_GPU_CFG_MODE;
 }
 
 /**
- * gpuvirt_gpu_set_mode() - turn MIG mode on or off
+ * gpuvirt_gpu_configure() - change a GPU's vGPU model, vGPU mode and mode
  * @gpu: the GPU
- * @mode: enum gpuvirt_gpu_mode
+ * @cfg: the settings to change
  * @why: filled in when refused
  *
- * Asking for the mode the GPU is in succeeds and changes nothing. A change
- * needs a GPU without vGPUs and without GIs, resets the GPU and is
- * announced on the monitor group.
+ * All or nothing: every setting is checked, and what may fail is done,
+ * before any changes; a refused request changes nothing. Then, in this
+ * order, the vGPU model (sriov.c), the vGPU mode (fbacct.h) and the mode
+ * (gi.c) change. Each needs a GPU without vGPUs, and the model also a GPU
+ * without GIs and VFs; a change of the mode resets the GPU. Asking for
+ * what the GPU is already in succeeds and changes nothing. The change is
+ * announced once on the monitor group.
  *
  * Context: the GPU's lock held (gpuvirt_gpu_lock()).
- * Return: 0; -EBUSY when vGPUs or GIs are in the way (@why names them),
- * -EOPNOTSUPP for a GPU without MIG profiles, -EINVAL for an unknown
- * mode, -ENOMEM, or an mdev error.
+ * Return: 0; -EINVAL for an unknown value; or, with @why filled in,
+ * -EBUSY when vGPUs, GIs or VFs are in the way, -EOPNOTSUPP for the sriov
+ * model on a GPU without SR-IOV or MIG mode on one without MIG profiles,
+ * or -ENOMEM.
  */
-int gpuvirt_gpu_set_mode(struct gpuvirt_gpu *gpu, u32 mode,
-			 struct gpuvirt_mig_why *why)
+int gpuvirt_gpu_configure(struct gpuvirt_gpu *gpu,
+			  const struct gpuvirt_gpu_cfg *cfg,
+			  struct gpuvirt_gpu_why *why)
 {
+	struct gpuvirt_mig *old_mig = gpu->mig, *mig;
+	bool sriov, mixed, mode_changes, changed;
 	int err;
 
 	lockdep_assert_held(&gpu->lock);
 	memset(why, 0, sizeof(*why));
-	if (mode != GPUVIRT_GPU_MODE_TIMESLICED && mode != GPUVIRT_GPU_MODE_MIG) {
-		snprintf(why->msg, sizeof(why->msg), "unknown GPU mode %u",
-			 mode);
+	if ((cfg->vgpu_model != GPUVIRT_GPU_CFG_KEEP &&
+	     cfg->vgpu_model > GPUVIRT_VGPU_MODEL_SRIOV) ||
+	    (cfg->vgpu_mode != GPUVIRT_GPU_CFG_KEEP &&
+	     cfg->vgpu_mode > GPUVIRT_VGPU_MODE_MIXED) ||
+	    (cfg->mode != GPUVIRT_GPU_CFG_KEEP &&
+	     cfg->mode > GPUVIRT_GPU_MODE_MIG))
 		return -EINVAL;
-	}
-	if (mode == gpu->mode)
-		return 0;
-	err = mode == GPUVIRT_GPU_MODE_MIG ? gpuvirt_gpu_mig_on(gpu, why) :
-					     gpuvirt_gpu_mig_off(gpu, why);
+
+	/* what the GPU's lock guards, in the order of the changes */
+	sriov = cfg->vgpu_model == GPUVIRT_GPU_CFG_KEEP ?
+		gpuvirt_gpu_sriov(gpu) :
+		cfg->vgpu_model == GPUVIRT_VGPU_MODEL_SRIOV;
+	err = gpuvirt_sriov_model_check(gpu, sriov, why);
 	if (err)
 		return err;
+	mixed = cfg->vgpu_mode == GPUVIRT_GPU_CFG_KEEP ?
+		gpuvirt_gpu_vgpu_mode(gpu) == GPUVIRT_VGPU_MODE_MIXED :
+		cfg->vgpu_mode == GPUVIRT_VGPU_MODE_MIXED;
+	err = gpuvirt_gpu_mode_prepare(gpu, cfg->mode, &mig, why);
+	if (err)
+		return err;
+	mode_changes = cfg->mode != GPUVIRT_GPU_CFG_KEEP &&
+		       cfg->mode != gpu->mode;
+	changed = mode_changes || sriov != gpuvirt_gpu_sriov(gpu) ||
+		  mixed != (gpuvirt_gpu_vgpu_mode(gpu) ==
+			    GPUVIRT_VGPU_MODE_MIXED);
+
+	/* what vGPUs being created meanwhile decide: the parent's, at once */
+	err = gpuvirt_mdev_reconfigure(gpu->mdev, sriov, mixed, !!mig);
+	if (err) {
+		if (mig)
+			gpuvirt_mig_free(mig);
+		return gpuvirt_gpu_why_set(why, gpuvirt_gpu_busy_item(gpu, cfg,
+								       sriov),
+					   GPUVIRT_GPU_REFUSED_VGPUS,
+					   "GPU %s has vGPUs; remove them first",
+					   gpu->name);
+	}
+
+	/* nothing fails from here on */
+	gpuvirt_sriov_model_set(gpu, sriov);
+	if (mig) {
+		gpu->ops->reset(gpu);
+		gpuvirt_gpu_set_mig(gpu, mig);
+	} else if (mode_changes) {
+		/* time-sliced vGPUs only once the GPU is reset */
+		gpuvirt_gpu_set_mig(gpu, NULL);
+		gpu->ops->reset(gpu);
+		gpuvirt_mdev_leave_mig(gpu->mdev);
+		gpuvirt_mig_free(old_mig);
+	}
+	if (!changed)
+		return 0;
 	gpuvirt_gpu_notify(gpu, GPUVIRT_CMD_GPU_CHANGE_NTF);
-	dev_info(gpu->dev, "gpuvirt: GPU %u is now in %s mode\n", gpu->id,
-		 mode == GPUVIRT_GPU_MODE_MIG ? "MIG" : "time-sliced");
+	if (mode_changes)
+		dev_info(gpu->dev, "gpuvirt: GPU %u is now in %s mode\n",
+			 gpu->id, mig ? "MIG" : "time-sliced");
 	return 0;
 }
 
@@ -453,37 +545,4 @@ u32 gpuvirt_gpu_vgpu_mode(struct gpuvirt_gpu *gpu)
 {
 	return gpuvirt_mdev_mixed(gpu->mdev) ? GPUVIRT_VGPU_MODE_MIXED :
 					       GPUVIRT_VGPU_MODE_HOMOGENEOUS;
-}
-
-/**
- * gpuvirt_gpu_set_vgpu_mode() - switch between homogeneous and mixed-size
- * @gpu: the GPU
- * @mode: GPUVIRT_VGPU_MODE_HOMOGENEOUS or GPUVIRT_VGPU_MODE_MIXED
- *
- * The mode decides where new time-sliced vGPUs go and which types are
- * open (fbacct.h). It changes only while the GPU has no vGPU; asking for
- * the mode the GPU is in succeeds whether or not vGPUs exist. A change is
- * announced on the monitor group.
- *
- * Context: the GPU's lock held (gpuvirt_gpu_lock()).
- * Return: 0, -EINVAL for an unknown mode, or -EBUSY if the mode would
- * change while the GPU has a vGPU.
- */
-int gpuvirt_gpu_set_vgpu_mode(struct gpuvirt_gpu *gpu, u32 mode)
-{
-	bool was, mixed;
-	int err;
-
-	lockdep_assert_held(&gpu->lock);
-	if (mode != GPUVIRT_VGPU_MODE_HOMOGENEOUS &&
-	    mode != GPUVIRT_VGPU_MODE_MIXED)
-		return -EINVAL;
-	mixed = mode == GPUVIRT_VGPU_MODE_MIXED;
-	was = gpuvirt_mdev_mixed(gpu->mdev);
-	err = gpuvirt_mdev_set_mixed(gpu->mdev, mixed);
-	if (err)
-		return err;
-	if (was != mixed)
-		gpuvirt_gpu_notify(gpu, GPUVIRT_CMD_GPU_CHANGE_NTF);
-	return 0;
 }

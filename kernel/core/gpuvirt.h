@@ -38,7 +38,54 @@ struct gpuvirt_registry {
 
 extern struct gpuvirt_registry gpuvirt_registry;
 
-struct gpuvirt_mig_why;
+/* A setting of struct gpuvirt_gpu_cfg that stays as it is */
+#define GPUVIRT_GPU_CFG_KEEP	U32_MAX
+
+/**
+ * struct gpuvirt_gpu_cfg - what one request changes of a GPU's settings
+ * @vgpu_model: GPUVIRT_VGPU_MODEL_*: mdev or sriov (sriov.c)
+ * @vgpu_mode: GPUVIRT_VGPU_MODE_*: homogeneous or mixed-size (fbacct.h)
+ * @mode: enum gpuvirt_gpu_mode: time-sliced or MIG (gi.c)
+ *
+ * Each is GPUVIRT_GPU_CFG_KEEP to leave it as it is.
+ */
+struct gpuvirt_gpu_cfg {
+	u32 vgpu_model;
+	u32 vgpu_mode;
+	u32 mode;
+};
+
+/* The setting a refusal is about, by its member of struct gpuvirt_gpu_cfg */
+enum gpuvirt_gpu_cfg_item {
+	GPUVIRT_GPU_CFG_VGPU_MODEL,
+	GPUVIRT_GPU_CFG_VGPU_MODE,
+	GPUVIRT_GPU_CFG_MODE,
+};
+
+/* What is in the way of a change of a GPU's settings */
+enum gpuvirt_gpu_refusal {
+	GPUVIRT_GPU_REFUSED_NONE,
+	GPUVIRT_GPU_REFUSED_NO_SRIOV,	/* the sriov model without SR-IOV */
+	GPUVIRT_GPU_REFUSED_NO_MIG,	/* MIG mode without MIG profiles */
+	GPUVIRT_GPU_REFUSED_GIS,	/* the GPU has GPU instances */
+	GPUVIRT_GPU_REFUSED_VFS,	/* the GPU has VFs enabled */
+	GPUVIRT_GPU_REFUSED_VGPUS,	/* the GPU has vGPUs */
+	GPUVIRT_GPU_REFUSED_NOMEM,	/* out of memory */
+};
+
+#define GPUVIRT_GPU_WHY_MAX	128
+
+/**
+ * struct gpuvirt_gpu_why - why gpuvirt_gpu_configure() refused a change
+ * @item: the setting refused
+ * @reason: what is in the way
+ * @msg: one line for people, naming the GPU and what is in the way
+ */
+struct gpuvirt_gpu_why {
+	enum gpuvirt_gpu_cfg_item item;
+	enum gpuvirt_gpu_refusal reason;
+	char msg[GPUVIRT_GPU_WHY_MAX];
+};
 
 struct gpuvirt_gpu *gpuvirt_gpu_find(u32 id);
 struct gpuvirt_gpu *gpuvirt_gpu_get(u32 id);
@@ -46,10 +93,14 @@ struct gpuvirt_gpu *gpuvirt_gpu_get_by_dev(struct device *dev);
 void gpuvirt_gpu_put(struct gpuvirt_gpu *gpu);
 int gpuvirt_gpu_lock(struct gpuvirt_gpu *gpu);
 void gpuvirt_gpu_unlock(struct gpuvirt_gpu *gpu);
-int gpuvirt_gpu_set_mode(struct gpuvirt_gpu *gpu, u32 mode,
-			 struct gpuvirt_mig_why *why);
+int gpuvirt_gpu_configure(struct gpuvirt_gpu *gpu,
+			  const struct gpuvirt_gpu_cfg *cfg,
+			  struct gpuvirt_gpu_why *why);
+__printf(4, 5)
+int gpuvirt_gpu_why_set(struct gpuvirt_gpu_why *why,
+			enum gpuvirt_gpu_cfg_item item,
+			enum gpuvirt_gpu_refusal reason, const char *fmt, ...);
 u32 gpuvirt_gpu_vgpu_mode(struct gpuvirt_gpu *gpu);
-int gpuvirt_gpu_set_vgpu_mode(struct gpuvirt_gpu *gpu, u32 mode);
 
 int gpuvirt_debugfs_init(void);
 void gpuvirt_debugfs_exit(void);

@@ -444,70 +444,60 @@ void gpuvirt_mdev_gpu_del(struct gpuvirt_gpu *gpu)
 }
 
 /**
- * gpuvirt_mdev_set_mixed() - switch a GPU between homogeneous and mixed-size
- * @mp: the GPU's mdev state
- * @mixed: true for mixed-size mode, false for homogeneous mode
- *
- * The parent side of gpuvirt_gpu_set_vgpu_mode(). The mode can change only
- * while the parent has no vGPU: a vGPU counts from its creation until its
- * VFIO device is released, so one being removed still counts until its
- * user has let go. Asking for the mode the parent is already in succeeds
- * whether or not vGPUs exist.
- *
- * Return: 0, or -EBUSY if the mode would change while the GPU has a vGPU.
- */
-int gpuvirt_mdev_set_mixed(struct gpuvirt_mdev_parent *mp, bool mixed)
-{
-	int err;
-
-	mutex_lock(&mp->lock);
-	err = gpuvirt_fb_set_mixed(&mp->fb, mixed);
-	mutex_unlock(&mp->lock);
-	return err;
-}
-
-/**
- * gpuvirt_mdev_set_mig() - the GPU's own parent enters or leaves MIG mode
+ * gpuvirt_mdev_reconfigure() - change what the GPU's own parent offers
  * @mp: the GPU's own parent
- * @mig: true when the GPU goes into MIG mode
+ * @sriov: true in the sriov vGPU model: the types offer nothing as mdev
+ *	types; the VFs take them (sriov.c)
+ * @mixed: true for mixed-size mode, false for homogeneous mode (fbacct.h)
+ * @mig: true when the GPU goes into MIG mode: the time-sliced types offer
+ *	nothing, the MIG-backed ones place vGPUs on GIs. Leaving MIG mode is
+ *	gpuvirt_mdev_leave_mig()'s, once the GPU is reset.
  *
- * In MIG mode the time-sliced types offer nothing and the MIG-backed ones
- * place vGPUs on GIs.
+ * The parent side of gpuvirt_gpu_configure(): all three at once or none,
+ * in one critical section, the one gpuvirt_mdev_place() places in. Any
+ * change needs the parent without vGPUs: a vGPU counts from its creation
+ * until its VFIO device is released, so one being removed still counts
+ * until its user has let go. Asking for what the parent is already in
+ * succeeds whether or not vGPUs exist.
  *
  * Context: the GPU's lock held.
- * Return: 0, or -EBUSY when entering MIG mode while the parent has a vGPU.
+ * Return: 0, or -EBUSY, and then nothing changed, if something would
+ * change while the parent has a vGPU.
  */
-int gpuvirt_mdev_set_mig(struct gpuvirt_mdev_parent *mp, bool mig)
+int gpuvirt_mdev_reconfigure(struct gpuvirt_mdev_parent *mp, bool sriov,
+			     bool mixed, bool mig)
 {
 	int err = 0;
 
 	mutex_lock(&mp->lock);
-	if (mig && mp->fb.count)
+	if (mp->sriov == sriov && mp->fb.mixed == mixed && (!mig || mp->mig))
+		goto out_unlock;
+	if (mp->fb.count) {
 		err = -EBUSY;
-	else
-		mp->mig = mig;
+		goto out_unlock;
+	}
+	mp->sriov = sriov;
+	gpuvirt_fb_set_mixed(&mp->fb, mixed);	/* no vGPU: cannot fail */
+	if (mig)
+		mp->mig = true;
+out_unlock:
 	mutex_unlock(&mp->lock);
 	return err;
 }
 
 /**
- * gpuvirt_mdev_set_sriov() - a parent enters or leaves the sriov model
- * @mp: the GPU's own parent or a GI's
- * @sriov: true in the sriov vGPU model
+ * gpuvirt_mdev_leave_mig() - the GPU's own parent leaves MIG mode
+ * @mp: the GPU's own parent, in MIG mode
  *
- * Return: 0, or -EBUSY when the parent has a vGPU.
+ * The time-sliced types offer their instances again.
+ *
+ * Context: the GPU's lock held; the GPU has no GI and has been reset.
  */
-int gpuvirt_mdev_set_sriov(struct gpuvirt_mdev_parent *mp, bool sriov)
+void gpuvirt_mdev_leave_mig(struct gpuvirt_mdev_parent *mp)
 {
-	int err = 0;
-
 	mutex_lock(&mp->lock);
-	if (mp->fb.count)
-		err = -EBUSY;
-	else
-		mp->sriov = sriov;
+	mp->mig = false;
 	mutex_unlock(&mp->lock);
-	return err;
 }
 
 /**

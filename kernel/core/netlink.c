@@ -478,56 +478,79 @@ void gpuvirt_gpu_notify(struct gpuvirt_gpu *gpu, u8 cmd)
 	gpuvirt_nl_notify(gpuvirt_nl_gpu_fill, gpu, cmd);
 }
 
+/*
+ * A refusal of gpuvirt_gpu_configure(), aimed at the attribute of the
+ * setting refused. Only the GIs in the way come with details, where the
+ * kernel can carry them.
+ */
+static void gpuvirt_nl_gpu_why(struct genl_info *info,
+			       const struct gpuvirt_gpu_why *why)
+{
+	static const unsigned int attrs[] = {
+		[GPUVIRT_GPU_CFG_VGPU_MODEL]	= GPUVIRT_A_GPU_VGPU_MODEL,
+		[GPUVIRT_GPU_CFG_VGPU_MODE]	= GPUVIRT_A_GPU_VGPU_MODE,
+		[GPUVIRT_GPU_CFG_MODE]		= GPUVIRT_A_GPU_MODE,
+	};
+	struct netlink_ext_ack *extack = info->extack;
+	const struct nlattr *attr = info->attrs[attrs[why->item]];
+
+	switch (why->reason) {
+	case GPUVIRT_GPU_REFUSED_NO_SRIOV:
+		NL_SET_ERR_MSG_ATTR(extack, attr, "the GPU has no SR-IOV");
+		break;
+	case GPUVIRT_GPU_REFUSED_NO_MIG:
+		NL_SET_ERR_MSG_ATTR(extack, attr, "the GPU has no MIG profiles");
+		break;
+	case GPUVIRT_GPU_REFUSED_GIS:
+		gpuvirt_nl_err_str(extack, "the GPU has GPU instances; destroy them first",
+				   why->msg);
+		NL_SET_BAD_ATTR(extack, attr);
+		break;
+	case GPUVIRT_GPU_REFUSED_VFS:
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "the GPU has VFs enabled; write 0 to sriov_numvfs first");
+		break;
+	case GPUVIRT_GPU_REFUSED_VGPUS:
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "the GPU has vGPUs; remove them first");
+		break;
+	default:
+		NL_SET_ERR_MSG_ATTR(extack, attr, "out of memory");
+		break;
+	}
+}
+
+static u32 gpuvirt_nl_u32_or(struct genl_info *info, unsigned int attr,
+			     u32 dflt)
+{
+	return info->attrs[attr] ? nla_get_u32(info->attrs[attr]) : dflt;
+}
+
+/* All or nothing (gpuvirt_gpu_configure()): a refused request changes nothing. */
 int gpuvirt_nl_gpu_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr *vmode = info->attrs[GPUVIRT_A_GPU_VGPU_MODE];
-	struct nlattr *model = info->attrs[GPUVIRT_A_GPU_VGPU_MODEL];
-	struct nlattr *mode = info->attrs[GPUVIRT_A_GPU_MODE];
-	struct gpuvirt_gpu *gpu = info->user_ptr[0];
-	struct gpuvirt_mig_why why;
-	const char *model_why;
-	u32 old_vmode;
+	struct gpuvirt_gpu_cfg cfg = {
+		.vgpu_model = gpuvirt_nl_u32_or(info, GPUVIRT_A_GPU_VGPU_MODEL,
+						GPUVIRT_GPU_CFG_KEEP),
+		.vgpu_mode = gpuvirt_nl_u32_or(info, GPUVIRT_A_GPU_VGPU_MODE,
+					       GPUVIRT_GPU_CFG_KEEP),
+		.mode = gpuvirt_nl_u32_or(info, GPUVIRT_A_GPU_MODE,
+					  GPUVIRT_GPU_CFG_KEEP),
+	};
+	struct gpuvirt_gpu_why why;
 	int err;
 
-	if (!mode && !vmode && !model) {
+	if (cfg.vgpu_model == GPUVIRT_GPU_CFG_KEEP &&
+	    cfg.vgpu_mode == GPUVIRT_GPU_CFG_KEEP &&
+	    cfg.mode == GPUVIRT_GPU_CFG_KEEP) {
 		NL_SET_ERR_MSG(info->extack, "nothing to set: give mode, vgpu-mode or vgpu-model");
 		return -EINVAL;
 	}
-	/* first: it changes nothing else, and refuses what would be undone */
-	if (model) {
-		err = gpuvirt_gpu_set_vgpu_model(gpu, nla_get_u32(model) ==
-						 GPUVIRT_VGPU_MODEL_SRIOV,
-						 &model_why);
-		if (err) {
-			gpuvirt_nl_err_str(info->extack, model_why, model_why);
-			NL_SET_BAD_ATTR(info->extack, model);
-			return err;
-		}
-		if (!mode && !vmode)
-			return 0;
-	}
-	old_vmode = gpuvirt_gpu_vgpu_mode(gpu);
-	if (vmode) {
-		err = gpuvirt_gpu_set_vgpu_mode(gpu, nla_get_u32(vmode));
-		if (err) {
-			NL_SET_ERR_MSG_ATTR(info->extack, vmode,
-					    "the vGPU mode changes only while the GPU has no vGPU");
-			return err;
-		}
-	}
-	if (!mode)
-		return 0;
-	err = gpuvirt_gpu_set_mode(gpu, nla_get_u32(mode), &why);
-	if (err) {
-		gpuvirt_nl_why(info->extack, &why,
-			       err == -EBUSY ? "the GPU has vGPUs or GIs" :
-			       err == -EOPNOTSUPP ? "the GPU has no MIG profiles" :
-			       "the mode could not be changed");
-		NL_SET_BAD_ATTR(info->extack, mode);
-		/* all or nothing: the vGPU mode goes back */
-		if (vmode)
-			gpuvirt_gpu_set_vgpu_mode(gpu, old_vmode);
-	}
+	err = gpuvirt_gpu_configure(info->user_ptr[0], &cfg, &why);
+	if (err == -EINVAL)
+		NL_SET_ERR_MSG(info->extack, "unknown value");
+	else if (err)
+		gpuvirt_nl_gpu_why(info, &why);
 	return err;
 }
 
@@ -963,12 +986,6 @@ int gpuvirt_nl_vgpu_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	return gpuvirt_nl_dump(skb, cb, GPUVIRT_A_VGPU_GPU_ID,
 			       gpuvirt_nl_vgpu_dump_gpu);
-}
-
-static u32 gpuvirt_nl_u32_or(struct genl_info *info, unsigned int attr,
-			     u32 dflt)
-{
-	return info->attrs[attr] ? nla_get_u32(info->attrs[attr]) : dflt;
 }
 
 int gpuvirt_nl_vgpu_set_doit(struct sk_buff *skb, struct genl_info *info)

@@ -98,50 +98,65 @@ static bool gpuvirt_sriov_typed(struct gpuvirt_gpu *gpu)
 }
 
 /**
- * gpuvirt_gpu_set_vgpu_model() - switch a GPU between the mdev and the
- * sriov vGPU model
+ * gpuvirt_sriov_model_check() - may a GPU be in a vGPU model
  * @gpu: the GPU, its lock held
  * @sriov: true for the sriov model
- * @why: set to a message when refused
+ * @why: filled in when not
  *
- * Return: 0; -EOPNOTSUPP for the sriov model on a GPU without SR-IOV;
- * -EBUSY while the GPU has a vGPU, a GI or enabled VFs.
+ * What the GPU's lock guards of a switch between the mdev and the sriov
+ * model: the GPU's SR-IOV, its GIs and its VFs. That it has no vGPUs is
+ * checked where the switch is made, in the critical section vGPUs are
+ * placed in (gpuvirt_mdev_reconfigure()).
+ *
+ * Return: 0, also when the GPU is in that model already; -EOPNOTSUPP for
+ * the sriov model on a GPU without SR-IOV; -EBUSY while the GPU has a GI
+ * or enabled VFs.
  */
-int gpuvirt_gpu_set_vgpu_model(struct gpuvirt_gpu *gpu, bool sriov,
-			       const char **why)
+int gpuvirt_sriov_model_check(struct gpuvirt_gpu *gpu, bool sriov,
+			      struct gpuvirt_gpu_why *why)
 {
 	struct gpuvirt_sriov *sr = gpu->sriov;
-	int err;
 
 	lockdep_assert_held(&gpu->lock);
-	*why = NULL;
-	if (!sr) {
-		*why = "the GPU has no SR-IOV";
-		return sriov ? -EOPNOTSUPP : 0;
-	}
-	if (sr->on == sriov)
+	if (sriov == gpuvirt_gpu_sriov(gpu))
 		return 0;
-	if (gpu->mig && gpu->mig->layout.nr) {
-		*why = "the GPU has GPU instances; destroy them first";
-		return -EBUSY;
-	}
-	if (sr->nr_vfs || sr->changing) {
-		*why = "the GPU has VFs enabled; write 0 to sriov_numvfs first";
-		return -EBUSY;
-	}
-	err = gpuvirt_mdev_set_sriov(gpu->mdev, sriov);
-	if (err) {
-		*why = "the GPU has vGPUs; remove them first";
-		return err;
-	}
+	if (!sr)
+		return gpuvirt_gpu_why_set(why, GPUVIRT_GPU_CFG_VGPU_MODEL,
+					   GPUVIRT_GPU_REFUSED_NO_SRIOV,
+					   "GPU %s has no SR-IOV", gpu->name);
+	if (gpu->mig && gpu->mig->layout.nr)
+		return gpuvirt_gpu_why_set(why, GPUVIRT_GPU_CFG_VGPU_MODEL,
+					   GPUVIRT_GPU_REFUSED_GIS,
+					   "GPU %s has GPU instances; destroy them first",
+					   gpu->name);
+	if (sr->nr_vfs || sr->changing)
+		return gpuvirt_gpu_why_set(why, GPUVIRT_GPU_CFG_VGPU_MODEL,
+					   GPUVIRT_GPU_REFUSED_VFS,
+					   "GPU %s has VFs enabled; write 0 to sriov_numvfs first",
+					   gpu->name);
+	return 0;
+}
+
+/**
+ * gpuvirt_sriov_model_set() - publish a GPU's vGPU model
+ * @gpu: the GPU, its lock held
+ * @sriov: true for the sriov model
+ *
+ * For gpuvirt_gpu_configure(), once gpuvirt_sriov_model_check() and the
+ * GPU's own parent (gpuvirt_mdev_reconfigure()) took the model; the
+ * caller announces the change.
+ */
+void gpuvirt_sriov_model_set(struct gpuvirt_gpu *gpu, bool sriov)
+{
+	lockdep_assert_held(&gpu->lock);
+	if (sriov == gpuvirt_gpu_sriov(gpu))
+		return;
 	mutex_lock(&gpuvirt_registry.lock);
-	sr->on = sriov;
+	gpu->sriov->on = sriov;
 	gpuvirt_registry_changed();
 	mutex_unlock(&gpuvirt_registry.lock);
-	gpuvirt_gpu_notify(gpu, GPUVIRT_CMD_GPU_CHANGE_NTF);
 	dev_info(gpu->dev, "gpuvirt: GPU %u now has %s vGPUs\n", gpu->id,
 		 sriov ? "SR-IOV" : "mdev");
-	return 0;
 }
 
 /**

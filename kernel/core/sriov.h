@@ -32,8 +32,9 @@ bool gpuvirt_gpu_sriov(struct gpuvirt_gpu *gpu);
 int gpuvirt_sriov_gpu_add(struct gpuvirt_gpu *gpu);
 void gpuvirt_sriov_gpu_close(struct gpuvirt_gpu *gpu);
 void gpuvirt_sriov_gpu_del(struct gpuvirt_gpu *gpu);
-int gpuvirt_gpu_set_vgpu_model(struct gpuvirt_gpu *gpu, bool sriov,
-			       const char **why);
+int gpuvirt_sriov_model_check(struct gpuvirt_gpu *gpu, bool sriov,
+			      struct gpuvirt_gpu_why *why);
+void gpuvirt_sriov_model_set(struct gpuvirt_gpu *gpu, bool sriov);
 const char *gpuvirt_vf_name(const struct gpuvirt_vgpu *vgpu);
 
 #endif /* GPUVIRT_SRIOV_H */

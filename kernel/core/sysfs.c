@@ -156,28 +156,47 @@ static ssize_t vgpu_mode_show(struct device *dev,
 	return sysfs_emit(buf, "%s\n", gpuvirt_vgpu_mode_names[mode]);
 }
 
-static ssize_t vgpu_mode_store(struct device *dev,
-			       struct device_attribute *attr,
-			       const char *buf, size_t count)
+/*
+ * Change one of the GPU's settings (gpuvirt_gpu_configure()), logging a
+ * refusal's reason; @name is the file's.
+ */
+static ssize_t gpuvirt_sysfs_configure(struct device *dev, const char *name,
+				       const struct gpuvirt_gpu_cfg *cfg,
+				       size_t count)
 {
+	struct gpuvirt_gpu_why why;
 	struct gpuvirt_gpu *gpu;
-	u32 mode;
 	int err;
 
-	err = sysfs_match_string(gpuvirt_vgpu_mode_names, buf);
-	if (err < 0)
-		return err;
-	mode = err;
 	gpu = gpuvirt_gpu_get_by_dev(dev);
 	if (!gpu)
 		return -ENODEV;
 	err = gpuvirt_gpu_lock(gpu);
 	if (!err) {
-		err = gpuvirt_gpu_set_vgpu_mode(gpu, mode);
+		err = gpuvirt_gpu_configure(gpu, cfg, &why);
 		gpuvirt_gpu_unlock(gpu);
+		if (err && why.msg[0])
+			dev_info(dev, "gpuvirt: %s stays: %s\n", name, why.msg);
 	}
 	gpuvirt_gpu_put(gpu);
 	return err ?: count;
+}
+
+static ssize_t vgpu_mode_store(struct device *dev,
+			       struct device_attribute *attr,
+			       const char *buf, size_t count)
+{
+	struct gpuvirt_gpu_cfg cfg = {
+		.vgpu_model = GPUVIRT_GPU_CFG_KEEP,
+		.mode = GPUVIRT_GPU_CFG_KEEP,
+	};
+	int err;
+
+	err = sysfs_match_string(gpuvirt_vgpu_mode_names, buf);
+	if (err < 0)
+		return err;
+	cfg.vgpu_mode = err;
+	return gpuvirt_sysfs_configure(dev, "vgpu_mode", &cfg, count);
 }
 static DEVICE_ATTR_RW(vgpu_mode);
 
@@ -200,27 +219,17 @@ static ssize_t vgpu_model_store(struct device *dev,
 				struct device_attribute *attr,
 				const char *buf, size_t count)
 {
-	struct gpuvirt_gpu *gpu;
-	const char *why;
-	bool sriov;
+	struct gpuvirt_gpu_cfg cfg = {
+		.vgpu_mode = GPUVIRT_GPU_CFG_KEEP,
+		.mode = GPUVIRT_GPU_CFG_KEEP,
+	};
 	int err;
 
 	err = sysfs_match_string(gpuvirt_vgpu_model_names, buf);
 	if (err < 0)
 		return err;
-	sriov = err == GPUVIRT_VGPU_MODEL_SRIOV;
-	gpu = gpuvirt_gpu_get_by_dev(dev);
-	if (!gpu)
-		return -ENODEV;
-	err = gpuvirt_gpu_lock(gpu);
-	if (!err) {
-		err = gpuvirt_gpu_set_vgpu_model(gpu, sriov, &why);
-		if (err)
-			dev_info(dev, "gpuvirt: vgpu_model stays: %s\n", why);
-		gpuvirt_gpu_unlock(gpu);
-	}
-	gpuvirt_gpu_put(gpu);
-	return err ?: count;
+	cfg.vgpu_model = err;
+	return gpuvirt_sysfs_configure(dev, "vgpu_model", &cfg, count);
 }
 static DEVICE_ATTR_RW(vgpu_model);
 
@@ -242,27 +251,18 @@ static ssize_t mig_mode_store(struct device *dev,
 			      struct device_attribute *attr,
 			      const char *buf, size_t count)
 {
-	struct gpuvirt_mig_why why = {};
-	struct gpuvirt_gpu *gpu;
+	struct gpuvirt_gpu_cfg cfg = {
+		.vgpu_model = GPUVIRT_GPU_CFG_KEEP,
+		.vgpu_mode = GPUVIRT_GPU_CFG_KEEP,
+	};
 	bool mig;
 	int err;
 
 	err = kstrtobool(buf, &mig);
 	if (err)
 		return err;
-	gpu = gpuvirt_gpu_get_by_dev(dev);
-	if (!gpu)
-		return -ENODEV;
-	err = gpuvirt_gpu_lock(gpu);
-	if (!err) {
-		err = gpuvirt_gpu_set_mode(gpu, mig ? GPUVIRT_GPU_MODE_MIG :
-					   GPUVIRT_GPU_MODE_TIMESLICED, &why);
-		gpuvirt_gpu_unlock(gpu);
-	}
-	gpuvirt_gpu_put(gpu);
-	if (err && why.msg[0])
-		dev_info(dev, "gpuvirt: mig_mode: %s\n", why.msg);
-	return err ?: count;
+	cfg.mode = mig ? GPUVIRT_GPU_MODE_MIG : GPUVIRT_GPU_MODE_TIMESLICED;
+	return gpuvirt_sysfs_configure(dev, "mig_mode", &cfg, count);
 }
 static DEVICE_ATTR_RW(mig_mode);
 

@@ -348,13 +348,13 @@ int gpuvirt_mdev_parent_offline(struct gpuvirt_mdev_parent *mp);
 struct gpuvirt_mdev_parent *gpuvirt_gpu_mp(struct gpuvirt_gpu *gpu,
 					   unsigned int i);
 #define GPUVIRT_GPU_MPS	(1 + GPUVIRT_MIG_GIS_MAX)
-int gpuvirt_mdev_set_mixed(struct gpuvirt_mdev_parent *mp, bool mixed);
-int gpuvirt_mdev_set_mig(struct gpuvirt_mdev_parent *mp, bool mig);
+int gpuvirt_mdev_reconfigure(struct gpuvirt_mdev_parent *mp, bool sriov,
+			     bool mixed, bool mig);
+void gpuvirt_mdev_leave_mig(struct gpuvirt_mdev_parent *mp);
 struct gpuvirt_mdev_parent *gpuvirt_mdev_place(struct gpuvirt_type *type,
 					       u64 *offset,
 					       struct gpuvirt_vf *vf);
 unsigned int gpuvirt_type_available(struct gpuvirt_type *type);
-int gpuvirt_mdev_set_sriov(struct gpuvirt_mdev_parent *mp, bool sriov);
 
 /**
  * struct gpuvirt_vf - a virtual function of a GPU in the sriov vGPU model
