@@ -28,13 +28,18 @@ static struct gpuvirt_type *to_gpuvirt_type(struct mdev_type *mtype)
 /*
  * The GIs of @type's GI profile, lowest id first, each looked at with its
  * parent's lock held. Without @placed: how many vGPUs of the type they
- * have room for. With @placed: place one on the first with room, set
- * *@placed to its parent and *@offset to the place, and return 1; 0 and
- * *@placed NULL if none has room. Every GI found is linked, so its parent
- * lives until the registry lock is dropped; a GI being destroyed is
- * offline first (gpuvirt_gi_destroy()).
+ * have room for. With @placed: place one on the first with room that is in
+ * the vGPU model of @vf (a VF's vGPU in the sriov model, an mdev in the
+ * mdev model), set *@placed to its parent and *@offset to the place, and
+ * return 1; 0 and *@placed NULL if none has room. The model is checked in
+ * the critical section that places, on the GI's own parent, whose model is
+ * the GPU's for as long as the GI lives (no GI exists across a switch of
+ * the model). Every GI found is linked, so its parent lives until the
+ * registry lock is dropped; a GI being destroyed is offline first
+ * (gpuvirt_gi_destroy()).
  */
 static unsigned int gpuvirt_mdev_gis(struct gpuvirt_type *type, u64 *offset,
+				     struct gpuvirt_vf *vf,
 				     struct gpuvirt_mdev_parent **placed)
 {
 	struct gpuvirt_gpu *gpu = type->parent->gpu;
@@ -55,7 +60,7 @@ static unsigned int gpuvirt_mdev_gis(struct gpuvirt_type *type, u64 *offset,
 		if (!gi_mp->offline && !placed)
 			n += gpuvirt_fb_available(&gi_mp->fb,
 						  &gi_mp->profiles[0]);
-		else if (!gi_mp->offline &&
+		else if (!gi_mp->offline && gi_mp->sriov == !!vf &&
 			 !gpuvirt_fb_place(&gi_mp->fb, &gi_mp->profiles[0],
 					   offset))
 			*placed = gi_mp;
@@ -79,7 +84,7 @@ unsigned int gpuvirt_type_available(struct gpuvirt_type *type)
 	unsigned int n = 0;
 
 	if (type->mig_profile >= 0)
-		return gpuvirt_mdev_gis(type, NULL, NULL);
+		return gpuvirt_mdev_gis(type, NULL, NULL, NULL);
 	mutex_lock(&mp->lock);
 	if (!mp->mig && !mp->offline)
 		n = gpuvirt_fb_available(&mp->fb, type->profile);
@@ -109,7 +114,11 @@ static unsigned int gpuvirt_mdev_get_available(struct mdev_type *mtype)
  * A vGPU of a MIG-backed type of the GPU's own parent goes to the GI of
  * its profile with the lowest id that has room; any other to the type's
  * parent. The place is held until gpuvirt_fb_release() on the parent
- * returned.
+ * returned. In the sriov model only a VF makes vGPUs, in the mdev model
+ * only mdev: the model is checked in the same critical section of the
+ * parent's lock that places the vGPU, so that a switch of the model
+ * (gpuvirt_mdev_reconfigure(), which needs the parent without vGPUs) comes
+ * either before the check or after the place.
  *
  * Return: the parent the vGPU belongs to, or an ERR_PTR: -ENODEV if that
  * parent is being withdrawn, -EBUSY for a time-sliced type of a GPU in MIG
@@ -121,21 +130,28 @@ struct gpuvirt_mdev_parent *gpuvirt_mdev_place(struct gpuvirt_type *type,
 					       struct gpuvirt_vf *vf)
 {
 	struct gpuvirt_mdev_parent *mp = type->parent;
-	int err;
+	int err = 0;
 
-	/* in the sriov model only a VF makes vGPUs; in the mdev model none */
-	mutex_lock(&mp->lock);
-	err = mp->sriov != !!vf ? -EBUSY : 0;
-	mutex_unlock(&mp->lock);
-	if (err)
-		return ERR_PTR(err);
-
-	if (type->mig_profile >= 0)
-		return gpuvirt_mdev_gis(type, offset, &mp) ? mp : ERR_PTR(-ENOSPC);
+	if (type->mig_profile >= 0) {
+		/*
+		 * The GPU's model, for the errno; the GI's own parent,
+		 * checked where the vGPU is placed, decides.
+		 */
+		mutex_lock(&mp->lock);
+		if (mp->sriov != !!vf)
+			err = -EBUSY;
+		mutex_unlock(&mp->lock);
+		if (err)
+			return ERR_PTR(err);
+		return gpuvirt_mdev_gis(type, offset, vf, &mp) ? mp :
+								  ERR_PTR(-ENOSPC);
+	}
 
 	mutex_lock(&mp->lock);
 	if (mp->offline)
 		err = -ENODEV;	/* the parent is going away */
+	else if (mp->sriov != !!vf)
+		err = -EBUSY;	/* the other vGPU model */
 	else if (mp->mig)
 		err = -EBUSY;	/* the GPU is cut into GIs */
 	else

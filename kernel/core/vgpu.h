@@ -107,7 +107,11 @@ struct gpuvirt_type {
  * @engines: the engines the parent's vGPUs run on, bit n for engine n
  * @ctx_base: added to a vGPU's policy slot to make its execution context
  *	id, so that ids stay unique on the GPU across GIs
- * @lock: protects @fb, @offline, @mig and @sriov
+ * @lock: protects @fb, @offline, @mig and @sriov. A vGPU is placed in @fb
+ *	in the critical section that checks @offline, @mig and @sriov
+ *	(gpuvirt_mdev_place()), and @mig and @sriov change only in one that
+ *	finds @fb empty (gpuvirt_mdev_reconfigure()), so that no vGPU lands
+ *	in a model or mode it does not belong to.
  * @fb: VRAM placements; a vGPU holds its place from init to release
  * @offline: no vGPU may be created: the parent is being withdrawn (GPU
  *	unregistration, GI destroy)

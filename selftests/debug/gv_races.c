@@ -32,8 +32,13 @@
  *   vf-numvfs-open  SR-IOV: VFs enabled, typed, cleared and disabled,
  *                   against a client opening the first VF and the same
  *                   reader and writer of its files
+ *   mdev-model      mdev vGPUs created and removed against switches of
+ *                   the GPU between the mdev and the sriov vGPU model: no
+ *                   mdev vGPU may exist in the sriov model (a created one
+ *                   holds its place, so the model cannot switch under it)
  * Prints KTAP, one test per race, with its iteration count.
  */
+#include <dirent.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/eventfd.h>
@@ -782,6 +787,111 @@ static long race_vf_numvfs_open(void)
 	return race_vf(true);
 }
 
+/* ---- mdev-model ---- */
+
+/* Entries of a directory, "." and ".." aside; -1 if unreadable. */
+static int dir_entries(const char *path)
+{
+	struct dirent *d;
+	DIR *dir = opendir(path);
+	int n = 0;
+
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir)))
+		n += strcmp(d->d_name, ".") && strcmp(d->d_name, "..");
+	closedir(dir);
+	return n;
+}
+
+/*
+ * Creates and removes UUID_A; once created it holds its place, so the
+ * GPU cannot be in the sriov model until it is removed.
+ */
+static void *model_creator(void *arg)
+{
+	long n = 0;
+	char model[16];
+
+	while (!stop) {
+		int err = gv_write(CREATE, UUID_A);
+
+		if (err) {
+			if (err != -EBUSY && err != -EEXIST)
+				FAIL("create: %s", strerror(-err));
+			continue;
+		}
+		if (gv_read(PF0 "/gpuvirt/vgpu_model", model, sizeof(model)) > 0 &&
+		    !strcmp(model, "sriov\n"))
+			FAIL("an mdev vGPU was made on a GPU in the sriov model");
+		err = gv_write(REMOVE_A, "1");
+		if (err)
+			FAIL("remove: %s", strerror(-err));
+		/* now and then a moment without a vGPU, for the switcher */
+		usleep(250 * (n % 4));
+		n++;
+	}
+	return (void *)n;
+}
+
+/*
+ * Switches sim0 to the sriov model and, a few checks later, back: while
+ * it is in the sriov model no vGPU of sim0 may exist, and so nothing may
+ * keep it from switching back.
+ */
+static void *model_switcher(void *arg)
+{
+	long n = 0;
+	int i;
+
+	while (!stop) {
+		int err = gv_write(PF0 "/gpuvirt/vgpu_model", "sriov");
+
+		if (err) {
+			if (err != -EBUSY)
+				FAIL("vgpu_model sriov: %s", strerror(-err));
+			continue;
+		}
+		/* a while in the sriov model, for a creation to land in */
+		for (i = 0; i < 4; i++) {
+			if (dir_entries(GV_DEBUGFS "/gpus/sim0/vgpus"))
+				FAIL("a vGPU of sim0 exists in the sriov model");
+			usleep(500);
+		}
+		err = gv_write(PF0 "/gpuvirt/vgpu_model", "mdev");
+		if (err) {
+			FAIL("vgpu_model mdev: %s", strerror(-err));
+			/* the creator removes what it made: then it can */
+			while (gv_write(PF0 "/gpuvirt/vgpu_model", "mdev") &&
+			       !stop)
+				usleep(1000);
+		}
+		n++;
+	}
+	return (void *)n;
+}
+
+static long race_mdev_model(void)
+{
+	pthread_t a, b;
+	void *na, *nb;
+
+	clean();
+	pthread_create(&a, NULL, model_creator, NULL);
+	pthread_create(&b, NULL, model_switcher, NULL);
+	sleep(seconds);
+	stop = true;
+	pthread_join(a, &na);
+	pthread_join(b, &nb);
+	clean();
+	gv_write(PF0 "/gpuvirt/vgpu_model", "mdev");
+	printf("# mdev-model: %ld mdev vGPUs made, %ld switches to the sriov model\n",
+	       (long)na, (long)nb);
+	if (!(long)na || !(long)nb)
+		FAIL("one side never ran");
+	return (long)na + (long)nb;
+}
+
 static const struct race {
 	const char *name;
 	long (*run)(void);
@@ -795,6 +905,7 @@ static const struct race {
 	{ "mig-reset", race_mig_reset },
 	{ "vf-type-open", race_vf_type_open },
 	{ "vf-numvfs-open", race_vf_numvfs_open },
+	{ "mdev-model", race_mdev_model },
 };
 
 #define NRACES	(sizeof(races) / sizeof(races[0]))

@@ -3,11 +3,15 @@
  * What the host side may do to gpuvirt, root and the VMMs it runs alike,
  * and what must hold all the same:
  *   - gpu-set is all or nothing: a request with one setting refused leaves
- *     the others as they were, and announces nothing.
+ *     the others as they were, and announces nothing;
+ *   - no mdev vGPU ever lives on a GPU in the sriov vGPU model, however
+ *     creating mdevs and switching the model interleave.
  * What the API reports is checked against sysfs and debugfs.
  */
+#include <dirent.h>
 #include <linux/netlink.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/socket.h>
 
 #include "kselftest_harness.h"
@@ -207,6 +211,126 @@ TEST_F(host, gpu_set_is_all_or_nothing)
 			     GPUVIRT_A_GPU_MODE, &off));
 	EXPECT_EQ(1u, monitor_drain(&mon));
 	nl_close(&mon);
+}
+
+/* ---- no mdev vGPU on a GPU in the sriov model ---- */
+
+static int count_cb(const struct nlmsghdr *nlh, void *data)
+{
+	(*(unsigned int *)data)++;
+	return MNL_CB_OK;
+}
+
+/* A dump of @cmd, counted; with @gpu >= 0 only that GPU's. */
+static int dump(struct nl *nl, uint8_t cmd, uint16_t gpu_attr, int gpu,
+		unsigned int *n)
+{
+	char buf[512];
+	struct nlmsghdr *nlh = genl_req(nl, buf, nl->family, cmd, NLM_F_DUMP);
+
+	if (gpu >= 0)
+		mnl_attr_put_u32(nlh, gpu_attr, gpu);
+	*n = 0;
+	return nl_talk(nl, nlh, count_cb, n);
+}
+
+struct creator {
+	const char *uuid;
+	volatile bool *stop;
+	long creates;
+	long in_sriov;	/* created, and the GPU read as in the sriov model */
+};
+
+/*
+ * Creates and removes an mdev vGPU of sim0 in a loop. Once created, it
+ * holds its place until removed, so the GPU cannot be switched to the
+ * sriov model meanwhile: reading "sriov" then means an mdev vGPU was
+ * placed on a GPU in the sriov model.
+ */
+static void *mdev_creator(void *arg)
+{
+	struct creator *c = arg;
+	char model[16], rm[128];
+
+	snprintf(rm, sizeof(rm), VGPU_MDEVS "/%s/remove", c->uuid);
+	while (!*c->stop) {
+		if (gv_write(T0 "/gpuvirt_sim-H200-35C/create", c->uuid))
+			continue;	/* the sriov model: refused */
+		c->creates++;
+		if (gv_read(GV0 "/vgpu_model", model, sizeof(model)) > 0 &&
+		    !strcmp(model, "sriov\n"))
+			c->in_sriov++;
+		gv_write(rm, "1");
+		/* now and then a moment without a vGPU, for the switches */
+		usleep(250 * (c->creates % 4));
+	}
+	return NULL;
+}
+
+/* Entries of a debugfs directory, "." and ".." aside; -1 if unreadable. */
+static int dir_entries(const char *path)
+{
+	struct dirent *d;
+	DIR *dir = opendir(path);
+	int n = 0;
+
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir)))
+		n += strcmp(d->d_name, ".") && strcmp(d->d_name, "..");
+	closedir(dir);
+	return n;
+}
+
+/*
+ * A thread creates and removes an mdev vGPU of sim0 while the test
+ * switches sim0 between the mdev and the sriov model, 300 times. Each time the
+ * switch to sriov succeeds, no vGPU of sim0 exists (netlink's vgpu dump of
+ * sim0, the core's debugfs), and no mdev created is ever seen in the sriov
+ * model. The counts show that both sides ran.
+ */
+TEST_F_TIMEOUT(host, no_mdev_vgpu_in_the_sriov_model, 240)
+{
+	volatile bool stop = false;
+	struct creator c = { .uuid = UUID_A, .stop = &stop };
+	long switched = 0, refused = 0, bad = 0;
+	unsigned int i, n;
+	pthread_t th;
+	char val[16];
+	int err;
+
+	/* in the sriov model an mdev cannot be made, and none is offered */
+	ASSERT_EQ(0, gv_write(GV0 "/vgpu_model", "sriov"));
+	EXPECT_EQ(-EBUSY, gv_write(T0 "/gpuvirt_sim-H200-35C/create", UUID_A));
+	ASSERT_LT(0, gv_read(T0 "/gpuvirt_sim-H200-35C/available_instances",
+			     val, sizeof(val)));
+	EXPECT_STREQ("0\n", val);
+	ASSERT_EQ(0, gv_write(GV0 "/vgpu_model", "mdev"));
+
+	ASSERT_EQ(0, pthread_create(&th, NULL, mdev_creator, &c));
+	for (i = 0; i < 300; i++) {
+		err = gv_write(GV0 "/vgpu_model", "sriov");
+		if (err) {
+			/* a vGPU of sim0 exists */
+			EXPECT_EQ(-EBUSY, err);
+			refused++;
+			continue;
+		}
+		switched++;
+		if (dump(&self->nl, GPUVIRT_CMD_VGPU_GET, GPUVIRT_A_VGPU_GPU_ID,
+			 0, &n) || n || dir_entries(GV_DEBUGFS "/gpus/sim0/vgpus"))
+			bad++;
+		EXPECT_EQ(0, gv_write(GV0 "/vgpu_model", "mdev"));
+	}
+	stop = true;
+	pthread_join(th, NULL);
+	TH_LOG("%ld switches to sriov, %ld refused (a vGPU existed), %ld vGPUs created",
+	       switched, refused, c.creates);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, c.in_sriov);
+	EXPECT_LT(0, switched);
+	EXPECT_LT(0, c.creates);
+	EXPECT_EQ(0, dir_entries(GV_DEBUGFS "/gpus/sim0/vgpus"));
 }
 
 TEST_HARNESS_MAIN
