@@ -212,11 +212,12 @@ struct gpuvirt_backend_ops {
  * @max_vfs: SR-IOV: how many VFs the PF has (its TotalVFs), 0 without
  *	SR-IOV; see struct gpuvirt_backend_ops for what else it takes
  * @lock: the GPU's own lock (kernel/core/gpu.c). Serialises every change
- *	of the GPU's configuration (mode, vGPU mode, GIs) and its
- *	unregistration. Taken before the registry lock and before any lock
- *	of a vGPU parent or scheduler; nothing that a VFIO user's release
- *	path takes, so it may be held while waiting for VFIO users to close
- *	this GPU's vGPUs.
+ *	of the GPU's configuration (mode, vGPU mode, GIs) and the start of
+ *	its unregistration. Taken before the registry lock and before any
+ *	lock of a vGPU parent or scheduler. Held for short sections only,
+ *	never across a wait for a VFIO user to close a vGPU (removing a
+ *	GPU or a VF waits without it), so that a VM holding a vGPU never
+ *	blocks the GPU's other requests; requests take it killably.
  * @refs: references: one while registered, one per user that found the GPU
  *	in the registry (netlink requests, sysfs files). Unregistration
  *	waits for the others to be dropped.

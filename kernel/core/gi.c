@@ -454,14 +454,17 @@ int gpuvirt_mig_check_empty(struct gpuvirt_gpu *gpu,
  *
  * Removes the GIs' vGPUs, waiting for their users to close them.
  *
- * Context: the GPU's lock held.
+ * Context: the GPU's lock not held: the waits last as long as a VM keeps
+ * a vGPU open. Nothing else changes the GPU's GIs any more, since that
+ * takes the lock with the GPU registered (gpuvirt_gpu_unregister()).
  */
 void gpuvirt_mig_gpu_del(struct gpuvirt_gpu *gpu)
 {
 	struct gpuvirt_mig *m = gpu->mig;
 	unsigned int i;
 
-	lockdep_assert_held(&gpu->lock);
+	if (WARN_ON_ONCE(gpu->registered))
+		return;
 	if (!m)
 		return;
 	for (i = 0; i < GPUVIRT_MIG_GIS_MAX; i++)

@@ -20,9 +20,12 @@
  * waits for the last reference before freeing the parent and debugfs.
  *
  * Locking (struct gpuvirt_gpu documents each field):
- *   gpu->lock		per GPU: configuration changes and unregistration.
- *			It is held while waiting for the GPU's VFIO users to
- *			close their vGPUs, which blocks only this GPU.
+ *   gpu->lock		per GPU: configuration changes and the start of
+ *			unregistration. Held for short sections only, never
+ *			across a wait for the GPU's VFIO users (a VM holds a
+ *			vGPU for as long as it likes): unregistration marks
+ *			the GPU unregistered under it, then drops it to wait.
+ *			Taken killably by requests (gpuvirt_gpu_lock()).
  *   registry lock	global and short: the registry's xarray and the
  *			fields readers may see change (mode, mig, GIs,
  *			registered). Never held across a wait for anything.
@@ -116,12 +119,18 @@ void gpuvirt_gpu_put(struct gpuvirt_gpu *gpu)
  * gpuvirt_gpu_lock() - take a referenced GPU's lock, if it is registered
  * @gpu: the GPU, with a reference held
  *
- * Return: 0 with the lock held, or -ENODEV without it when the GPU was
- * unregistered since it was found.
+ * The lock is held only for short sections, never across a wait for a
+ * VFIO user (struct gpuvirt_gpu), and the wait for it is killable all the
+ * same: a request that names the GPU never hangs its caller.
+ *
+ * Return: 0 with the lock held; without it, -ENODEV when the GPU was
+ * unregistered since it was found, or -EINTR when a fatal signal came
+ * while waiting.
  */
 int gpuvirt_gpu_lock(struct gpuvirt_gpu *gpu)
 {
-	mutex_lock(&gpu->lock);
+	if (mutex_lock_killable(&gpu->lock))
+		return -EINTR;
 	if (gpu->registered)
 		return 0;
 	mutex_unlock(&gpu->lock);
@@ -294,9 +303,10 @@ EXPORT_SYMBOL_GPL(gpuvirt_gpu_register);
  * gpuvirt_gpu_unregister() - take a GPU back from the core
  * @gpu: a registered GPU
  *
- * Removes the GPU's vGPUs, waiting for their users to close them, with
- * only this GPU's lock held. On return no core path refers to @gpu any
- * more and the backend may free it.
+ * Removes the GPU's vGPUs, waiting for their users to close them, with no
+ * lock held that anything else waits for: the GPU is marked unregistered
+ * under its lock, then the lock is dropped for the waits. On return no
+ * core path refers to @gpu any more and the backend may free it.
  */
 void gpuvirt_gpu_unregister(struct gpuvirt_gpu *gpu)
 {
@@ -315,14 +325,19 @@ void gpuvirt_gpu_unregister(struct gpuvirt_gpu *gpu)
 	gpuvirt_registry_changed();
 	gpu->registered = false;
 	mutex_unlock(&gpuvirt_registry.lock);
+	mutex_unlock(&gpu->lock);
 
 	/*
-	 * The mdev parent, then MIG teardown: both wait for VFIO users. The
-	 * parent goes first, as MIG-backed vGPUs made through it live on GIs.
+	 * The mdev parent, then MIG teardown: both wait for VFIO users, for
+	 * as long as a VM keeps a vGPU open, so not under the GPU's lock: a
+	 * request that found the GPU before it went takes the lock, finds it
+	 * unregistered and fails at once. Nothing changes the GPU's
+	 * configuration any more: that takes the lock with the GPU
+	 * registered. The parent goes first, as MIG-backed vGPUs made
+	 * through it live on GIs.
 	 */
 	gpuvirt_mdev_parent_withdraw(gpu->mdev);
 	gpuvirt_mig_gpu_del(gpu);
-	mutex_unlock(&gpu->lock);
 
 	/* sysfs and netlink users that found the GPU before it went */
 	gpuvirt_gpu_put(gpu);

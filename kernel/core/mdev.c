@@ -359,9 +359,13 @@ int gpuvirt_mdev_parent_offline(struct gpuvirt_mdev_parent *mp)
  * gpuvirt_mdev_parent_withdraw() - take the parent's types out of sysfs
  * @mp: a published parent
  *
- * Removes every vGPU of the parent; waits for their users to close them.
+ * Removes every vGPU of the parent; waits for their users to close them,
+ * for as long as they keep them open.
  *
- * Context: the GPU's lock held.
+ * Context: the GPU's lock held for a parent without vGPUs (a GI being
+ * destroyed, gpuvirt_mdev_parent_offline() first); for one that may have
+ * vGPUs, the GPU unregistered and its lock not held, so that no other
+ * request waits on a VM (gpuvirt_gpu_unregister()).
  */
 void gpuvirt_mdev_parent_withdraw(struct gpuvirt_mdev_parent *mp)
 {

@@ -158,8 +158,12 @@ int gpuvirt_nl_pre_doit_gpu(const struct genl_split_ops *ops,
 	err = gpuvirt_gpu_lock(gpu);
 	if (err) {
 		gpuvirt_gpu_put(gpu);
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[attr],
-				    "the GPU is going away");
+		if (err == -EINTR)
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[attr],
+					    "interrupted while waiting for the GPU");
+		else
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[attr],
+					    "the GPU is going away");
 		return err;
 	}
 	info->user_ptr[0] = gpu;
@@ -897,6 +901,7 @@ static struct gpuvirt_vgpu *gpuvirt_nl_vgpu_lookup(struct genl_info *info,
 	struct nlattr *attr = info->attrs[GPUVIRT_A_VGPU_UUID];
 	struct gpuvirt_gpu *gpu, *found = NULL;
 	struct gpuvirt_vgpu *vgpu = NULL;
+	int err;
 	u32 id;
 
 	if (GENL_REQ_ATTR_CHECK(info, GPUVIRT_A_VGPU_UUID)) {
@@ -913,7 +918,8 @@ static struct gpuvirt_vgpu *gpuvirt_nl_vgpu_lookup(struct genl_info *info,
 		}
 	}
 	mutex_unlock(&gpuvirt_registry.lock);
-	if (found && !gpuvirt_gpu_lock(found)) {
+	err = found ? gpuvirt_gpu_lock(found) : -ENODEV;
+	if (!err) {
 		vgpu = gpuvirt_nl_vgpu_find(found, nla_data(attr), true);
 		if (!vgpu)
 			gpuvirt_gpu_unlock(found);
@@ -921,6 +927,11 @@ static struct gpuvirt_vgpu *gpuvirt_nl_vgpu_lookup(struct genl_info *info,
 	if (!vgpu) {
 		if (found)
 			gpuvirt_gpu_put(found);
+		if (err == -EINTR) {
+			NL_SET_ERR_MSG_ATTR(info->extack, attr,
+					    "interrupted while waiting for the GPU");
+			return ERR_PTR(err);
+		}
 		NL_SET_ERR_MSG_ATTR(info->extack, attr, "no vGPU with this UUID");
 		return ERR_PTR(-ENOENT);
 	}

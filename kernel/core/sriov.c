@@ -30,6 +30,9 @@
  * creation takes. Enabling and disabling VFs (gpuvirt_sriov_configure())
  * must not hold the GPU's lock, since the PCI core probes and removes the
  * VFs meanwhile and that takes it; @changing keeps typing out instead.
+ * Removing a VF waits for the VM that holds its vGPU with the VF's lock
+ * only (gpuvirt_vf_untype()): the GPU's lock is never held across a wait
+ * for a VM.
  */
 #include <linux/pci.h>
 #include <linux/slab.h>
@@ -268,13 +271,17 @@ err_put_vgpu:
 /*
  * Take @vf's type away. Refused while a VFIO user has it open unless
  * @force, when the VF itself is going away: then wait for the user to
- * close it, as an mdev's removal does. Under the VF's and the GPU's locks.
+ * close it, as an mdev's removal does, with only the VF's lock held (its
+ * files are gone by then, so nothing waits for it): the GPU's lock is
+ * taken only around what it guards, so that the GPU's other requests and
+ * its other VFs' files never wait on a VM. Under the VF's lock.
  */
 static int gpuvirt_vf_untype(struct gpuvirt_vf *vf, bool force)
 {
 	struct gpuvirt_vgpu *vgpu = vf->vgpu;
 	struct gpuvirt_gpu *gpu = vf->gpu;
 
+	lockdep_assert_held(&vf->lock);
 	if (!vgpu)
 		return 0;
 	mutex_lock(&vgpu->lock);
@@ -286,10 +293,14 @@ static int gpuvirt_vf_untype(struct gpuvirt_vf *vf, bool force)
 	mutex_unlock(&vgpu->lock);
 
 	gpuvirt_vgpu_notify(vgpu, GPUVIRT_CMD_VGPU_DEL_NTF);
-	vfio_unregister_group_dev(&vgpu->vdev);
+	vfio_unregister_group_dev(&vgpu->vdev);	/* waits for its user */
 	gpu->ops->vf_release(gpu, vf->index);
+
+	/* typed until now: the VFs stay enabled meanwhile */
+	mutex_lock(&gpu->lock);
 	vf->vgpu = NULL;
 	vf->type_id = 0;
+	mutex_unlock(&gpu->lock);
 	vfio_put_device(&vgpu->vdev);
 	return 0;
 }
@@ -356,8 +367,8 @@ void gpuvirt_vf_del(struct pci_dev *pdev)
 	struct gpuvirt_gpu *gpu = vf->gpu;
 
 	mutex_lock(&vf->lock);
-	mutex_lock(&gpu->lock);
 	gpuvirt_vf_untype(vf, true);
+	mutex_lock(&gpu->lock);
 	gpu->sriov->vf[vf->index] = NULL;
 	mutex_unlock(&gpu->lock);
 	mutex_unlock(&vf->lock);
@@ -426,17 +437,20 @@ static ssize_t current_vgpu_type_store(struct device *dev,
 	err = kstrtou32(buf, 0, &id);
 	if (err)
 		return err;
-	mutex_lock(&vf->lock);
-	mutex_lock(&vf->gpu->lock);
-	if (!id)
+	if (mutex_lock_killable(&vf->lock))
+		return -EINTR;
+	if (!id) {
 		err = gpuvirt_vf_untype(vf, false);
-	else if (vf->type_id == id)
+	} else if (vf->type_id == id) {
 		err = 0;
-	else if (vf->type_id)
+	} else if (vf->type_id) {
 		err = -EBUSY;	/* write 0 first */
-	else
+	} else if (mutex_lock_killable(&vf->gpu->lock)) {
+		err = -EINTR;
+	} else {
 		err = gpuvirt_vf_type(vf, id);
-	mutex_unlock(&vf->gpu->lock);
+		mutex_unlock(&vf->gpu->lock);
+	}
 	mutex_unlock(&vf->lock);
 	if (err == -EBUSY)
 		pci_info(to_pci_dev(dev), "gpuvirt: the VF %s\n",

@@ -369,9 +369,12 @@ unsigned int gpuvirt_type_available(struct gpuvirt_type *type);
  *	@pending and @uuid. Held, it also keeps @vgpu alive: the vGPU is
  *	put only under it (gpuvirt_vf_untype()), so the VF's sysfs files
  *	use @vgpu under it and nothing else. Taken before the GPU's lock,
- *	the vGPU's @lock and its GPU's sched lock.
+ *	the vGPU's @lock and its GPU's sched lock. When the VF goes away it
+ *	is held across the wait for the vGPU's VFIO user, once the VF's
+ *	files are gone, and the GPU's lock is not.
  * @type_id: its type's id (1-based index in the GPU's own parent's types),
- *	0 when it has none
+ *	0 when it has none; @type_id and @vgpu change under the GPU's lock
+ *	as well, and may be read under either
  * @pending: the type being made, read by the vGPU's init
  * @vgpu: the vGPU made of it while it has a type
  * @uuid: the vGPU's UUID, new each time the VF is given a type

@@ -5,14 +5,24 @@
  *   - gpu-set is all or nothing: a request with one setting refused leaves
  *     the others as they were, and announces nothing;
  *   - no mdev vGPU ever lives on a GPU in the sriov vGPU model, however
- *     creating mdevs and switching the model interleave.
- * What the API reports is checked against sysfs and debugfs.
+ *     creating mdevs and switching the model interleave;
+ *   - a VM that keeps its vGPU open while its GPU is removed holds up that
+ *     removal only: netlink requests about the GPU, its vGPUs and other
+ *     GPUs, and the sysfs files of other objects (another VF, another GPU)
+ *     answer at once or fail with an error, for a time-sliced vGPU, one on
+ *     a GPU instance and one on a VF (the sriov vGPU model).
+ * What the API reports is checked against sysfs and debugfs. A call that
+ * hangs is detected with a generous bound (20 s), far above what any call
+ * takes; it judges a hang, not a speed.
  */
 #include <dirent.h>
 #include <linux/netlink.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 
@@ -73,6 +83,20 @@ static int two_gpus(void)
 	       gv_write(GV_SIM_BUS "/new_device", "1 custom 16G 4");
 }
 
+/* Kill and reap the children, the VMM first: what waits for it ends. */
+static void children_end(pid_t *pids, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (pids[i] <= 0)
+			continue;
+		kill(pids[i], SIGKILL);
+		waitpid(pids[i], NULL, 0);
+		pids[i] = 0;
+	}
+}
+
 FIXTURE(host) {
 	struct nl nl;
 };
@@ -85,6 +109,32 @@ FIXTURE_SETUP(host)
 
 FIXTURE_TEARDOWN(host)
 {
+	nl_close(&self->nl);
+	gv_unload_all();
+}
+
+FIXTURE(removal) {
+	struct nl nl;
+	pid_t pids[3];		/* the VMM, the remover, the others */
+};
+
+FIXTURE_VARIANT(removal) {
+	const char *how;	/* the held vGPU: "mdev", "gi" or "vf" */
+};
+
+FIXTURE_VARIANT_ADD(removal, mdev) { .how = "mdev" };
+FIXTURE_VARIANT_ADD(removal, gi) { .how = "gi" };
+FIXTURE_VARIANT_ADD(removal, vf) { .how = "vf" };
+
+FIXTURE_SETUP(removal)
+{
+	ASSERT_EQ(0, two_gpus());
+	ASSERT_EQ(0, nl_open(&self->nl));
+}
+
+FIXTURE_TEARDOWN(removal)
+{
+	children_end(self->pids, ARRAY_SIZE(self->pids));
 	nl_close(&self->nl);
 	gv_unload_all();
 }
@@ -331,6 +381,348 @@ TEST_F_TIMEOUT(host, no_mdev_vgpu_in_the_sriov_model, 240)
 	EXPECT_LT(0, switched);
 	EXPECT_LT(0, c.creates);
 	EXPECT_EQ(0, dir_entries(GV_DEBUGFS "/gpus/sim0/vgpus"));
+}
+
+/* ---- a removal waiting for a VM blocks nobody else ---- */
+
+/* vgpu-get of one vGPU; 0 or -errno. */
+static int vgpu_get(struct nl *nl, const char *uuid)
+{
+	char buf[512];
+	struct nlmsghdr *nlh = genl_req(nl, buf, nl->family,
+					GPUVIRT_CMD_VGPU_GET, 0);
+
+	mnl_attr_put_strz(nlh, GPUVIRT_A_VGPU_UUID, uuid);
+	return nl_talk(nl, nlh, ignore_cb, NULL);
+}
+
+/* ---- processes ---- */
+
+/*
+ * Wait up to @ms for one byte on @fd; the byte, or -ETIMEDOUT, or -EPIPE
+ * when the writer went away.
+ */
+static int pipe_byte(int fd, int ms)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+	unsigned char c;
+
+	if (poll(&p, 1, ms) != 1)
+		return -ETIMEDOUT;
+	return read(fd, &c, 1) == 1 ? c : -EPIPE;
+}
+
+/*
+ * A VMM: a child process that opens vGPU @name (an mdev's UUID or a VF's
+ * address) as QEMU does, arms its REQ interrupt, says 'o' on the pipe,
+ * then 'r' once the kernel asks it to let go, and holds the device until
+ * it is killed. 'E' if it could not open it.
+ */
+static pid_t vmm_start(const char *name, int *rd)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		struct vfio_user u;
+		uint64_t v;
+		int req;
+
+		close(p[0]);
+		req = eventfd(0, EFD_CLOEXEC);
+		if (req < 0 || vgpu_client_open_name(&u, name) ||
+		    vgpu_client_set_irq(u.device, VFIO_PCI_REQ_IRQ_INDEX, req)) {
+			if (write(p[1], "E", 1) != 1)
+				_exit(2);
+			_exit(1);
+		}
+		if (write(p[1], "o", 1) != 1 ||
+		    read(req, &v, sizeof(v)) != sizeof(v) ||
+		    write(p[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	*rd = p[0];
+	return pid;
+}
+
+/* A child that writes @what to @path; its exit status says how it went. */
+static pid_t writer_start(const char *path, const char *what)
+{
+	pid_t pid = fork();
+
+	if (!pid)
+		_exit(gv_write(path, what) ? 1 : 0);
+	return pid;
+}
+
+/* Reap @pid, waiting up to @ms; its wait status, or -1 if it is still there. */
+static int reap(pid_t pid, int ms)
+{
+	int st;
+
+	for (; ms >= 0; ms -= 50) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return st;
+		usleep(50000);
+	}
+	return -1;
+}
+
+/* ---- the requests of others while a removal waits for a VM ---- */
+
+enum step_kind {
+	NL_GPU_GET,		/* gpu-get of GPU @arg */
+	NL_VGPU_GET,		/* vgpu-get of the held vGPU */
+	NL_GPU_DUMP,		/* gpu-get dump */
+	NL_VGPU_DUMP,		/* vgpu-get dump */
+	NL_SCHED_DUMP,		/* sched-get dump */
+	FILE_READ,		/* read @path */
+	FILE_WRITE,		/* write @val to @path */
+};
+
+struct step {
+	const char *name;
+	enum step_kind kind;
+	uint32_t arg;
+	const char *path;
+	const char *val;
+	int want;		/* its result: 0 or -errno */
+};
+
+/*
+ * Runs @steps in a child, one after the other, and writes each one's
+ * result to the pipe as it comes: one byte, 128 + errno (0 for success).
+ */
+static pid_t others_start(const struct step *steps, unsigned int n,
+			  const char *uuid, int *rd)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		struct nl nl;
+		unsigned int i, cnt;
+
+		close(p[0]);
+		if (nl_open(&nl))
+			_exit(1);
+		for (i = 0; i < n; i++) {
+			const struct step *s = &steps[i];
+			unsigned char c;
+			char buf[256];
+			int err = 0;
+
+			switch (s->kind) {
+			case NL_GPU_GET:
+				err = gpu_get(&nl, s->arg, NULL, NULL);
+				break;
+			case NL_VGPU_GET:
+				err = vgpu_get(&nl, uuid);
+				break;
+			case NL_GPU_DUMP:
+				err = dump(&nl, GPUVIRT_CMD_GPU_GET, 0, -1, &cnt);
+				break;
+			case NL_VGPU_DUMP:
+				err = dump(&nl, GPUVIRT_CMD_VGPU_GET, 0, -1, &cnt);
+				break;
+			case NL_SCHED_DUMP:
+				err = dump(&nl, GPUVIRT_CMD_SCHED_GET, 0, -1, &cnt);
+				break;
+			case FILE_READ:
+				err = gv_read(s->path, buf, sizeof(buf));
+				err = err < 0 ? err : 0;
+				break;
+			case FILE_WRITE:
+				err = gv_write(s->path, s->val);
+				break;
+			}
+			c = err ? 128 + (-err & 127) : 0;
+			if (write(p[1], &c, 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	*rd = p[0];
+	return pid;
+}
+
+/* The type id of @type among a VF's creatable types, or -1. */
+static int vf_type_id(const char *vf, const char *type)
+{
+	char path[256], buf[8192], *line, *save = NULL, name[64];
+	int id;
+
+	snprintf(path, sizeof(path), "%s/gpuvirt/creatable_vgpu_types", vf);
+	if (gv_read(path, buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%d : %63s", &id, name) == 2 &&
+		    !strcmp(name, type))
+			return id;
+	return -1;
+}
+
+/*
+ * Make sim0's vGPU the way the variant says; its name for a VMM in @name
+ * (UUID or VF address) and its UUID in @uuid.
+ */
+static int held_vgpu_make(const char *how, struct nl *nl, char *name,
+			  char *uuid, size_t len)
+{
+	char id[16], buf[64];
+	int err, n;
+
+	if (!strcmp(how, "mdev")) {
+		snprintf(name, len, UUID_A);
+		snprintf(uuid, len, UUID_A);
+		return gv_write(T0 "/gpuvirt_sim-H200-35C/create", UUID_A);
+	}
+	if (!strcmp(how, "gi")) {
+		char req[512];
+		struct nlmsghdr *nlh;
+
+		err = gv_write(GV0 "/mig_mode", "1");
+		if (err)
+			return err;
+		nlh = genl_req(nl, req, nl->family, GPUVIRT_CMD_GI_NEW, 0);
+		mnl_attr_put_u32(nlh, GPUVIRT_A_GI_GPU_ID, 0);
+		mnl_attr_put_strz(nlh, GPUVIRT_A_GI_PROFILE, "3g.71gb");
+		err = nl_talk(nl, nlh, ignore_cb, NULL);
+		if (err)
+			return err;
+		snprintf(name, len, UUID_A);
+		snprintf(uuid, len, UUID_A);
+		return gv_write("/sys/class/mdev_bus/sim0-gi0/mdev_supported_types/gpuvirt_gi-H200-3-71C/create",
+				UUID_A);
+	}
+	/* a VF: the sriov model, two VFs, the second typed */
+	err = gv_write(GV0 "/vgpu_model", "sriov") ?:
+	      gv_write(PF0 "/sriov_numvfs", "2");
+	if (err)
+		return err;
+	n = vf_type_id(VF1, "H200-35C");
+	if (n < 0)
+		return -ENOENT;
+	snprintf(id, sizeof(id), "%d", n);
+	err = gv_write(VF1 "/gpuvirt/current_vgpu_type", id);
+	if (err)
+		return err;
+	n = gv_read(VF1 "/gpuvirt/vgpu_uuid", buf, sizeof(buf));
+	if (n < 37)
+		return n < 0 ? n : -EIO;
+	buf[36] = '\0';
+	snprintf(name, len, VF1_NAME);
+	snprintf(uuid, len, "%s", buf);
+	return 0;
+}
+
+/*
+ * A VMM holds a vGPU of sim0 while sim0 is deleted. The deletion waits
+ * for it (the vGPU's REQ interrupt asks the VMM to let go), and meanwhile
+ * a third process asks netlink about sim0, its vGPU and every GPU, and
+ * reads and writes files of other objects: each must answer or fail at
+ * once (HANG_MS judges a hang). Deleting sim0 stops its PCI functions
+ * last first: a VF vGPU's removal waits (in the VF's remove) while sim0
+ * is registered and its other VF is there, so those requests find them; a
+ * time-sliced or GI vGPU's removal waits once sim0 is unregistered and its
+ * function's files gone (the driver core removes them before the driver),
+ * so they find it gone. (sim0 on the sim bus is gone at once.)
+ */
+TEST_F_TIMEOUT(removal, waiting_for_a_vm_blocks_nobody_else, 240)
+{
+	bool vf = !strcmp(variant->how, "vf");
+	char type[16];
+	const struct step steps[] = {
+		{ .name = "gpu-get of sim0", .kind = NL_GPU_GET, .arg = 0,
+		  .want = vf ? 0 : -ENOENT },
+		{ .name = "vgpu-get of the held vGPU", .kind = NL_VGPU_GET,
+		  .want = vf ? 0 : -ENOENT },
+		{ .name = "gpu-get of sim1", .kind = NL_GPU_GET, .arg = 1 },
+		{ .name = "gpu-get dump", .kind = NL_GPU_DUMP },
+		{ .name = "vgpu-get dump", .kind = NL_VGPU_DUMP },
+		{ .name = "sched-get dump", .kind = NL_SCHED_DUMP },
+		/* the other VF takes a vGPU of the same type */
+		{ .name = "a write of another object's file",
+		  .kind = FILE_WRITE,
+		  .path = vf ? VF0 "/gpuvirt/current_vgpu_type" :
+			       GV1 "/vgpu_mode",
+		  .val = vf ? type : "mixed" },
+		{ .name = "a read of that file", .kind = FILE_READ,
+		  .path = vf ? VF0 "/gpuvirt/current_vgpu_type" :
+			       GV1 "/vgpu_mode" },
+		{ .name = "a read of sim0's vgpu_model", .kind = FILE_READ,
+		  .path = PF0 "/gpuvirt/vgpu_model", .want = vf ? 0 : -ENOENT },
+		{ .name = "a read of sim1's vgpu_model", .kind = FILE_READ,
+		  .path = GV1 "/vgpu_model" },
+	};
+	char name[64], uuid[64], path[256];
+	int vmm_rd, others_rd, c, st;
+	unsigned int i;
+
+	ASSERT_EQ(0, held_vgpu_make(variant->how, &self->nl, name, uuid,
+				    sizeof(name)));
+	TH_LOG("%s vGPU %s (%s)", variant->how, uuid, name);
+	snprintf(type, sizeof(type), "%d", vf ? vf_type_id(VF0, "H200-35C") : 0);
+	/* the core's directory of the vGPU: its GI's on a GI */
+	snprintf(path, sizeof(path), GV_DEBUGFS "/gpus/sim0/%svgpus/%s",
+		 strcmp(variant->how, "gi") ? "" : "gis/0/", uuid);
+	ASSERT_TRUE(gv_exists(path));
+
+	self->pids[0] = vmm_start(name, &vmm_rd);
+	ASSERT_LT(0, self->pids[0]);
+	ASSERT_EQ('o', pipe_byte(vmm_rd, HANG_MS));
+	self->pids[1] = writer_start(GV_SIM_BUS "/del_device", "0");
+	ASSERT_LT(0, self->pids[1]);
+	/* the removal asks the VMM to let go: it is waiting now */
+	ASSERT_EQ('r', pipe_byte(vmm_rd, 60000));
+	EXPECT_EQ(-1, reap(self->pids[1], 0));
+	EXPECT_TRUE(gv_exists(path));
+	EXPECT_TRUE(gv_exists(GV_SIM_DEBUGFS "/sim0"));
+
+	self->pids[2] = others_start(steps, ARRAY_SIZE(steps), uuid,
+				     &others_rd);
+	ASSERT_LT(0, self->pids[2]);
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		c = pipe_byte(others_rd, HANG_MS);
+		EXPECT_NE(-ETIMEDOUT, c)
+			TH_LOG("%s: still blocked after %d s while the removal waits for the VM",
+			       steps[i].name, HANG_MS / 1000);
+		if (c == -ETIMEDOUT)
+			break;	/* it ends once the VMM lets go, below */
+		ASSERT_LE(0, c);
+		EXPECT_EQ(steps[i].want, c ? -(c - 128) : 0)
+			TH_LOG("%s", steps[i].name);
+	}
+	/* the removal waited all along */
+	EXPECT_EQ(-1, reap(self->pids[1], 0));
+
+	/* the VMM lets go: the removal ends, and sim0 with its vGPU goes */
+	children_end(self->pids, 1);
+	st = reap(self->pids[1], 60000);
+	ASSERT_NE(-1, st);
+	self->pids[1] = 0;
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	st = reap(self->pids[2], 60000);
+	ASSERT_NE(-1, st);
+	self->pids[2] = 0;
+	EXPECT_FALSE(gv_exists(SIM0));
+	EXPECT_FALSE(gv_exists(path));
+	EXPECT_FALSE(gv_exists(GV_SIM_DEBUGFS "/sim0"));
+	EXPECT_EQ(-ENOENT, gpu_get(&self->nl, 0, NULL, NULL));
+	EXPECT_EQ(0, gpu_get(&self->nl, 1, NULL, NULL));
+	close(vmm_rd);
+	close(others_rd);
 }
 
 TEST_HARNESS_MAIN
