@@ -45,6 +45,7 @@
 struct gpuvirt_registry gpuvirt_registry = {
 	.lock = __MUTEX_INITIALIZER(gpuvirt_registry.lock),
 	.gpus = XARRAY_INIT(gpuvirt_registry.gpus, 0),
+	.gen = ATOMIC_INIT(1),
 };
 
 /**
@@ -224,10 +225,22 @@ static int gpuvirt_gpu_validate(const struct gpuvirt_gpu *gpu)
 	return 0;
 }
 
-/* A GPU or vGPU came or went: netlink dumps in progress are stale. */
+/*
+ * A GPU or vGPU came or went: netlink dumps in progress are stale. The
+ * generation skips 0 when it wraps: a dump whose first part saw 0 would
+ * not be flagged (nl_dump_check_consistent() takes 0 for "not set").
+ * Called under any lock or none; the compare-and-exchange keeps 0 from
+ * ever being seen.
+ */
 void gpuvirt_registry_changed(void)
 {
-	atomic_inc(&gpuvirt_registry.gen);
+	int old = atomic_read(&gpuvirt_registry.gen), gen;
+
+	do {
+		gen = (int)((u32)old + 1);
+		if (!gen)
+			gen = 1;
+	} while (!atomic_try_cmpxchg(&gpuvirt_registry.gen, &old, gen));
 }
 
 /**

@@ -24,7 +24,8 @@ struct netlink_ext_ack;
  *	reference (gpuvirt_gpu_get()).
  * @gpus: GPUs indexed by id
  * @gen: bumped whenever a GPU or a vGPU comes or goes, so that netlink
- *	dumps spanning a change are flagged inconsistent
+ *	dumps spanning a change are flagged inconsistent; never 0, which
+ *	nl_dump_check_consistent() takes for "not set yet"
  * @debugfs: <debugfs>/gpuvirt/, the core's debugfs root
  * @debugfs_gpus: <debugfs>/gpuvirt/gpus/
  */
