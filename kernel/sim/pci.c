@@ -194,6 +194,21 @@ static u8 gpuvirt_sim_pci_vf_wmask(unsigned int off)
 }
 
 /*
+ * Writable in the PF: its write mask, but NumVFs is read-only while VF
+ * Enable is set, as the PCIe spec's SR-IOV capability has it, so that the
+ * VFs the PCI core enumerated stay while they are enabled.
+ */
+static u8 gpuvirt_sim_pci_wmask(struct gpuvirt_sim_pci *sp, unsigned int off,
+				bool vfe)
+{
+	unsigned int num = SIM_PCI_SRIOV_CAP + PCI_SRIOV_NUM_VF;
+
+	if (vfe && off >= num && off < num + 2)
+		return 0;
+	return sp->wmask[off];
+}
+
+/*
  * The PCI core serialises config accesses with its pci_lock, a raw
  * spinlock; sp->lock (also raw) orders them against the debugfs reader.
  * Function 0 is the PF; functions 1.. are its VFs while enabled; the bus
@@ -242,7 +257,8 @@ static int gpuvirt_sim_pci_write(struct pci_bus *bus, unsigned int devfn,
 		vfe = cfg_get(sp, SIM_PCI_SRIOV_CAP + PCI_SRIOV_CTRL, 2) &
 		      PCI_SRIOV_CTRL_VFE;
 		for (i = 0; i < size; i++) {
-			u8 m = sp->wmask[where + i], b = val >> (8 * i);
+			u8 m = gpuvirt_sim_pci_wmask(sp, where + i, vfe),
+			   b = val >> (8 * i);
 
 			sp->cfg[where + i] = (sp->cfg[where + i] & ~m) | (b & m);
 		}

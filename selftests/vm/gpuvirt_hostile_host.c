@@ -10,7 +10,8 @@
  *     removal only: netlink requests about the GPU, its vGPUs and other
  *     GPUs, and the sysfs files of other objects (another VF, another GPU)
  *     answer at once or fail with an error, for a time-sliced vGPU, one on
- *     a GPU instance and one on a VF (the sriov vGPU model).
+ *     a GPU instance and one on a VF (the sriov vGPU model);
+ *   - the simulated GPU's NumVFs is read-only while VF Enable is set.
  * What the API reports is checked against sysfs and debugfs. A call that
  * hangs is detected with a generous bound (20 s), far above what any call
  * takes; it judges a hang, not a speed.
@@ -723,6 +724,92 @@ TEST_F_TIMEOUT(removal, waiting_for_a_vm_blocks_nobody_else, 240)
 	EXPECT_EQ(0, gpu_get(&self->nl, 1, NULL, NULL));
 	close(vmm_rd);
 	close(others_rd);
+}
+
+/* ---- the simulated GPU's SR-IOV capability ---- */
+
+/* Offset of sim0's SR-IOV capability in its config space, or -1. */
+static int sriov_cap(int fd)
+{
+	uint32_t hdr;
+	int off = 0x100;
+
+	while (off >= 0x100 && off < 0x1000) {
+		if (pread(fd, &hdr, 4, off) != 4)
+			return -1;
+		if ((hdr & 0xffff) == 0x10)
+			return off;
+		off = hdr >> 20;
+	}
+	return -1;
+}
+
+static uint16_t cfg16(int fd, int off)
+{
+	uint16_t v = 0xffff;
+
+	if (pread(fd, &v, 2, off) != 2)
+		return 0xffff;
+	return v;
+}
+
+/* NumVFs as the sim's debugfs shows the config space, or -1. */
+static int sim0_numvfs(int cap)
+{
+	char buf[8192], *line, *save = NULL;
+	unsigned int b[16], at = cap + 0x10, o;
+
+	if (gv_read(GV_SIM_DEBUGFS "/sim0/config", buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%x: %x %x %x %x %x %x %x %x %x %x %x %x %x %x %x %x",
+			   &o, &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6],
+			   &b[7], &b[8], &b[9], &b[10], &b[11], &b[12], &b[13],
+			   &b[14], &b[15]) == 17 && o == (at & ~15u))
+			return b[at & 15] | b[(at & 15) + 1] << 8;
+	return -1;
+}
+
+/*
+ * NumVFs of the SR-IOV capability is read-only while VF Enable is set:
+ * root writing it through the PF's config file changes nothing, and the
+ * VFs the PCI core enumerated stay there. With VF Enable clear it is
+ * writable.
+ */
+TEST_F(host, numvfs_read_only_while_vfs_enabled)
+{
+	uint16_t one = 1, three = 3, zero = 0;
+	uint32_t class;
+	int fd, vf, cap;
+
+	ASSERT_EQ(0, gv_write(GV0 "/vgpu_model", "sriov"));
+	ASSERT_EQ(0, gv_write(PF0 "/sriov_numvfs", "2"));
+	fd = open(PF0 "/config", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	cap = sriov_cap(fd);
+	ASSERT_LT(0, cap);
+	ASSERT_TRUE(cfg16(fd, cap + 8) & 1);	/* VF Enable */
+	EXPECT_EQ(2, cfg16(fd, cap + 0x10));
+
+	EXPECT_EQ(2, pwrite(fd, &one, 2, cap + 0x10));
+	EXPECT_EQ(2, cfg16(fd, cap + 0x10));
+	EXPECT_EQ(2, sim0_numvfs(cap));
+	/* the second VF is still there, a 3D controller */
+	vf = open(VF1 "/config", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, vf);
+	EXPECT_EQ(4, pread(vf, &class, 4, 8));
+	EXPECT_EQ(0x0302u, class >> 16);
+	close(vf);
+
+	ASSERT_EQ(0, gv_write(PF0 "/sriov_numvfs", "0"));
+	EXPECT_FALSE(cfg16(fd, cap + 8) & 1);
+	EXPECT_EQ(2, pwrite(fd, &three, 2, cap + 0x10));
+	EXPECT_EQ(3, cfg16(fd, cap + 0x10));
+	EXPECT_EQ(3, sim0_numvfs(cap));
+	EXPECT_EQ(2, pwrite(fd, &zero, 2, cap + 0x10));
+	close(fd);
+	EXPECT_EQ(0, gv_write(GV0 "/vgpu_model", "mdev"));
 }
 
 TEST_HARNESS_MAIN
