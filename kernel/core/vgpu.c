@@ -162,7 +162,10 @@ static bool gpuvirt_vgpu_mem_enabled(struct gpuvirt_vgpu *vgpu)
  * An MSI is a memory write by the device, which it may not issue while
  * Bus Master is clear: the cause stays pending in IRQ_STATUS and nothing
  * is signalled, now or when Bus Master is set again. INTx is a wire, not
- * a write, and ignores Bus Master.
+ * a write, and ignores Bus Master. It is level-triggered and automasked,
+ * as VFIO_IRQ_INFO_AUTOMASKED says: signalling it masks it, and nothing
+ * more is signalled until the user unmasks it (VFIO_IRQ_SET_ACTION_UNMASK),
+ * when a cause still pending signals it again.
  */
 void gpuvirt_vgpu_irq_raise(struct gpuvirt_vgpu *vgpu)
 {
@@ -188,8 +191,10 @@ void gpuvirt_vgpu_irq_raise(struct gpuvirt_vgpu *vgpu)
 		return;
 	}
 	if (!(cmd & PCI_COMMAND_INTX_DISABLE) && !vgpu->intx_masked &&
-	    vgpu->intx_trigger)
+	    vgpu->intx_trigger) {
+		vgpu->intx_masked = true;
 		gpuvirt_eventfd_signal(vgpu->intx_trigger);
+	}
 }
 
 static void gpuvirt_vgpu_cfg_write(struct gpuvirt_vgpu *vgpu,
@@ -1001,14 +1006,18 @@ static int gpuvirt_vgpu_set_irqs(struct gpuvirt_vgpu *vgpu, unsigned long arg)
 	mutex_lock(&vgpu->lock);
 	switch (action) {
 	case VFIO_IRQ_SET_ACTION_TRIGGER:
-		if (type == VFIO_IRQ_SET_DATA_NONE && !hdr.count)
+		if (type == VFIO_IRQ_SET_DATA_NONE && !hdr.count) {
 			err = gpuvirt_vgpu_set_trigger(slot, -1);
-		else if (type == VFIO_IRQ_SET_DATA_EVENTFD)
+			/* INTx disabled, as vfio-pci's: it comes back unmasked */
+			if (slot == &vgpu->intx_trigger)
+				vgpu->intx_masked = false;
+		} else if (type == VFIO_IRQ_SET_DATA_EVENTFD) {
 			err = gpuvirt_vgpu_set_trigger(slot, fd);
-		else if (!*slot)
+		} else if (!*slot) {
 			err = -EINVAL;	/* nothing to trigger yet */
-		else if (type == VFIO_IRQ_SET_DATA_NONE || data[0])
+		} else if (type == VFIO_IRQ_SET_DATA_NONE || data[0]) {
 			gpuvirt_eventfd_signal(*slot);
+		}
 		break;
 	case VFIO_IRQ_SET_ACTION_MASK:
 	case VFIO_IRQ_SET_ACTION_UNMASK:

@@ -11,7 +11,8 @@
  *     GPUs, and the sysfs files of other objects (another VF, another GPU)
  *     answer at once or fail with an error, for a time-sliced vGPU, one on
  *     a GPU instance and one on a VF (the sriov vGPU model);
- *   - the simulated GPU's NumVFs is read-only while VF Enable is set.
+ *   - the simulated GPU's NumVFs is read-only while VF Enable is set;
+ *   - INTx is automasked, as VFIO_IRQ_INFO_AUTOMASKED says.
  * What the API reports is checked against sysfs and debugfs. A call that
  * hangs is detected with a generous bound (20 s), far above what any call
  * takes; it judges a hang, not a speed.
@@ -810,6 +811,90 @@ TEST_F(host, numvfs_read_only_while_vfs_enabled)
 	EXPECT_EQ(2, pwrite(fd, &zero, 2, cap + 0x10));
 	close(fd);
 	EXPECT_EQ(0, gv_write(GV0 "/vgpu_model", "mdev"));
+}
+
+/* ---- INTx ---- */
+
+static int irq_action(int fd, unsigned int index, uint32_t action,
+		      unsigned int count)
+{
+	struct vfio_irq_set s = {
+		.argsz = sizeof(s),
+		.flags = VFIO_IRQ_SET_DATA_NONE | action,
+		.index = index, .count = count,
+	};
+
+	return ioctl(fd, VFIO_DEVICE_SET_IRQS, &s) ? -errno : 0;
+}
+
+/* What an eventfd counted so far, 0 for nothing; reading resets it. */
+static uint64_t efd_take(int efd)
+{
+	uint64_t v = 0;
+
+	if (read(efd, &v, sizeof(v)) != sizeof(v))
+		return 0;
+	return v;
+}
+
+/*
+ * INTx is level-triggered and automasked, as GET_IRQ_INFO says: the first
+ * interrupt masks it, so a second cause signals nothing until the VMM
+ * unmasks, when the pending cause signals again; acknowledged, an unmask
+ * signals nothing. Disabled and enabled again, INTx starts unmasked. The
+ * eventfd counts are read right after the call that signals: the device
+ * signals before the call returns.
+ */
+TEST_F(host, intx_is_automasked)
+{
+	struct vfio_irq_info ii = { .argsz = sizeof(ii),
+				    .index = VFIO_PCI_INTX_IRQ_INDEX };
+	struct vfio_user u;
+	int efd, fd;
+
+	ASSERT_EQ(0, gv_write(T0 "/gpuvirt_sim-H200-35C/create", UUID_A));
+	ASSERT_EQ(0, vgpu_client_open(&u, UUID_A));
+	fd = u.device;
+	ASSERT_EQ(0, ioctl(fd, VFIO_DEVICE_GET_IRQ_INFO, &ii));
+	EXPECT_TRUE(ii.flags & VFIO_IRQ_INFO_AUTOMASKED);
+	EXPECT_TRUE(ii.flags & VFIO_IRQ_INFO_MASKABLE);
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, vgpu_client_set_irq(fd, VFIO_PCI_INTX_IRQ_INDEX, efd));
+
+	ASSERT_EQ(0, vgpu_reg_write(fd, GPUVIRT_VGPU_REG_IRQ_RAISE,
+				    GPUVIRT_VGPU_IRQ_SW));
+	EXPECT_EQ(1u, efd_take(efd));
+	/* masked by the first: the second cause is not signalled */
+	ASSERT_EQ(0, vgpu_reg_write(fd, GPUVIRT_VGPU_REG_IRQ_RAISE,
+				    GPUVIRT_VGPU_IRQ_SW));
+	EXPECT_EQ(0u, efd_take(efd));
+	/* unmasked with a cause pending: signalled, and masked again */
+	ASSERT_EQ(0, irq_action(fd, VFIO_PCI_INTX_IRQ_INDEX,
+				VFIO_IRQ_SET_ACTION_UNMASK, 1));
+	EXPECT_EQ(1u, efd_take(efd));
+	ASSERT_EQ(0, vgpu_reg_write(fd, GPUVIRT_VGPU_REG_IRQ_RAISE,
+				    GPUVIRT_VGPU_IRQ_SW));
+	EXPECT_EQ(0u, efd_take(efd));
+	/* acknowledged, then unmasked: nothing */
+	ASSERT_EQ(0, vgpu_reg_write(fd, GPUVIRT_VGPU_REG_IRQ_STATUS, ~0u));
+	ASSERT_EQ(0, irq_action(fd, VFIO_PCI_INTX_IRQ_INDEX,
+				VFIO_IRQ_SET_ACTION_UNMASK, 1));
+	EXPECT_EQ(0u, efd_take(efd));
+	ASSERT_EQ(0, vgpu_reg_write(fd, GPUVIRT_VGPU_REG_IRQ_RAISE,
+				    GPUVIRT_VGPU_IRQ_SW));
+	EXPECT_EQ(1u, efd_take(efd));
+
+	/* disabled while masked, enabled again: unmasked */
+	ASSERT_EQ(0, vgpu_reg_write(fd, GPUVIRT_VGPU_REG_IRQ_STATUS, ~0u));
+	ASSERT_EQ(0, irq_action(fd, VFIO_PCI_INTX_IRQ_INDEX,
+				VFIO_IRQ_SET_ACTION_TRIGGER, 0));
+	ASSERT_EQ(0, vgpu_client_set_irq(fd, VFIO_PCI_INTX_IRQ_INDEX, efd));
+	ASSERT_EQ(0, vgpu_reg_write(fd, GPUVIRT_VGPU_REG_IRQ_RAISE,
+				    GPUVIRT_VGPU_IRQ_SW));
+	EXPECT_EQ(1u, efd_take(efd));
+	close(efd);
+	vgpu_client_close(&u);
 }
 
 TEST_HARNESS_MAIN
