@@ -62,7 +62,7 @@ overlay() {
 		mount -t overlay overlay -o "lowerdir=$1,upperdir=$s/upper,workdir=$s/work" "$1"
 }
 
-ktap_plan 12
+ktap_plan 13
 
 # 1: fresh modules, no GPU, no vGPU; the unit's paths in place
 vmt_load gpuvirt gpuvirt_sim
@@ -243,7 +243,76 @@ json "$T/v.json" 'len(d["vgpu"]) == 15 and sum("vf" in v for v in d["vgpu"]) == 
 	grep -q "^vf 3: type H200-35C " "$HW/sim3/vfs"
 ktap_result $? "15 vGPUs over netlink, 4 of them VFs; debugfs agrees"
 
-# 11: VFs no driver takes: a bounded wait, the PF named, everything undone
+# 11: gpuvirtctl(8)'s field lists of gpu, type and vgpu show against the
+# output of this host (mdev, MIG-backed and VF vGPUs): every member of an
+# entry is listed, in the order listed, and its text label is in the text
+# line, in that order ("stack", in JSON only, is documented apart)
+python3 - user/gpuvirtctl.8 "$CTL" >"$T/man" 2>&1 <<'PY'
+import json, re, subprocess, sys
+man, ctl = sys.argv[1:]
+lines = open(man).read().split("\n")
+
+def fields(cmd):
+    """The .TP list of the command's fields: names, and text labels."""
+    i = next(i for i, l in enumerate(lines)
+             if l.startswith("\\fB%s\\fR" % cmd) and lines[i - 1].startswith(".TP"))
+    while not lines[i].startswith(".RS"):
+        i += 1
+    names, labels, depth = [], {}, 1
+    while depth:
+        i += 1
+        l = lines[i]
+        if l.startswith(".RS"):
+            depth += 1
+        elif l.startswith(".RE"):
+            depth -= 1
+        elif depth == 1 and l.startswith(".TP") and re.match(r"\.BR? ", lines[i + 1]):
+            names.append(lines[i + 1].split()[1].replace("\\-", "-"))
+        elif depth == 1 and l.endswith("labels it") and names:
+            labels[names[-1]] = lines[i + 1].split()[1].replace("\\-", "-")
+    return names, labels
+
+def out(*args):
+    return subprocess.run([ctl, *args], capture_output=True, text=True,
+                          check=True).stdout
+
+bad = 0
+for cmd in ("gpu show", "type show", "vgpu show"):
+    names, labels = fields(cmd)
+    print("# %s: %s" % (cmd, " ".join(names)))
+    doc = json.loads(out("-j", *cmd.split()))
+    entries = next(iter(doc.values()))
+    text = out(*cmd.split()).splitlines()
+    if len(text) != len(entries) or not entries:
+        print("%s: %d entries, %d lines" % (cmd, len(entries), len(text)))
+        bad += 1
+        continue
+    for e, line in zip(entries, text):
+        keys = [k for k in e if k != "stack"]
+        idx = [names.index(k) if k in names else -1 for k in keys]
+        if -1 in idx or idx != sorted(idx):
+            print("%s: members %s, listed %s" % (cmd, keys, names))
+            bad += 1
+            continue
+        at = 0
+        for k in keys:
+            if isinstance(e[k], (dict, list)):
+                continue
+            word = labels.get(k, k) + " "
+            at = line.find(word, at) if at == 0 and line.startswith(word) else line.find(" " + word, at)
+            if at < 0:
+                print("%s: no \"%s\" where listed: %s" % (cmd, word.strip(), line))
+                bad += 1
+                break
+            at += 1
+sys.exit(1 if bad else 0)
+PY
+ok=$?
+diag_file "$T/man"
+[ $ok -eq 0 ] && has "$T/man" "vgpu show: uuid gpu type weight min max vram-offset vram open ctx gi vf"
+ktap_result $? "gpuvirtctl(8)'s field lists of gpu, type and vgpu show name every member of this host's entries, in order"
+
+# 12: VFs no driver takes: a bounded wait, the PF named, everything undone
 PF4=$PCI/8004:00:00.0
 cat >"$T/g4.yaml" <<EOF
 gpus:
@@ -263,7 +332,7 @@ run apply -f "$T/g4.yaml" --vf-timeout 2
 	is $PF4/sriov_numvfs 0 && is $PF4/gpuvirt/vgpu_model mdev
 ktap_result $? "sriov_drivers_autoprobe 0: apply fails after --vf-timeout 2 naming PF and VF, undone"
 
-# 12: VFs bound while apply waits are typed in the same run
+# 13: VFs bound while apply waits are typed in the same run
 "$CTL" apply -f "$T/g4.yaml" --vf-timeout 120 >"$T/out4" 2>"$T/err4" &
 APID=$!
 vmt_on_exit vmt_reap APID
