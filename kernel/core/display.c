@@ -726,6 +726,7 @@ static void gpuvirt_display_xfer(struct gpuvirt_vgpu *vgpu, u64 off,
 {
 	struct page *page = NULL;
 	u64 base, size;
+	size_t shown;
 	void *p;
 
 	down_read(&vgpu->memory_lock);
@@ -738,10 +739,13 @@ static void gpuvirt_display_xfer(struct gpuvirt_vgpu *vgpu, u64 off,
 		memset(buf, 0, n);	/* off, past the plane, or unbacked */
 		goto out;
 	}
+	/* the plane's last line may end inside the page: zeros past it */
+	shown = min_t(u64, n, size - off);
 	p = kmap_local_page(page);
-	memcpy(buf, p + offset_in_page(base + off), n);
+	memcpy(buf, p + offset_in_page(base + off), shown);
 	kunmap_local(p);
 	put_page(page);
+	memset(buf + shown, 0, n - shown);
 out:
 	up_read(&vgpu->memory_lock);
 }
