@@ -6,9 +6,13 @@
 #   make modules          kernel modules only, into build/$(KVER)/
 #   make test-modules     the test-only kernel modules of the VM suite
 #   make user             gpuvirtctl, into build/user/
-#   make check            every test: unit, style, VM suite on 6.1 and 6.12, DKMS
-#   make check-debug      VM suite + fault-injection sweeps on a KASAN/lockdep/
-#                         kmemleak kernel built from linux-source-6.12
+#   make check            every test, each VM test on the kernels selftests/vm/LANES
+#                         gives it; a step table in build/check-times.txt
+#   make check-full       every VM test on 6.1, 6.12 and the debug kernel, full
+#                         fail-nth sweeps, races and fuzzers (before a kernel change)
+#   make check-debug      the debug lane alone (KASAN/lockdep/kmemleak kernel from
+#                         linux-source-6.12): lifetime tests, a fail-nth sample
+#                         (FAILNTH_SEED=N replays one), races
 #   make fuzz             libFuzzer runs of the MIG planner, scheduler, config parser
 #   make demo             boot a VM, load the modules, create a GPU, show it
 #   make deps             install the Debian packages the above need (root)
@@ -26,23 +30,34 @@ KARGS ?=
 
 export SRC
 
-.PHONY: all modules test-modules user check check-package demo deps clean ynl help mdev-samples
+.PHONY: all modules test-modules user check check-full check-package demo deps clean ynl help \
+	mdev-samples
 
 all: modules user vm-tests
 
 deps:
 	@$(SRC)/scripts/deps.sh
 
+# The compile probes (scripts/compat-probe.sh) run again only when a probe,
+# the script or the kernel's headers changed: they cost more than a
+# no-op build.
 modules:
 	@test -n "$(KVER)" || { echo "no supported kernel headers found; run 'make deps' as root" >&2; exit 1; }
 	@test -e "$(KDIR)/Makefile" || { echo "no kernel headers at $(KDIR); run 'make deps' as root" >&2; exit 1; }
 	@mkdir -p $(KBUILD)
 	@cd $(SRC) && cp -rsf $(SRC)/Kbuild $(SRC)/kernel $(SRC)/include $(KBUILD)/
 	@find $(KBUILD) -xtype l -delete
-	@$(SRC)/scripts/compat-probe.sh $(KDIR) $(KBUILD)/kernel/compat-probed.h.new
-	@cmp -s $(KBUILD)/kernel/compat-probed.h.new $(KBUILD)/kernel/compat-probed.h || \
-		mv $(KBUILD)/kernel/compat-probed.h.new $(KBUILD)/kernel/compat-probed.h
-	@rm -f $(KBUILD)/kernel/compat-probed.h.new
+	@key=$$(cat $(SRC)/kernel/probes/*.c $(SRC)/scripts/compat-probe.sh | sha256sum | cut -c1-16); \
+	key="$$key $$(stat -L -c '%n %s %Y' $(KDIR)/Makefile $(KDIR)/include/generated/autoconf.h \
+		$(KDIR)/Module.symvers 2>/dev/null | sha256sum | cut -c1-16)"; \
+	if [ ! -e $(KBUILD)/kernel/compat-probed.h ] || \
+	   [ "$$key" != "$$(cat $(KBUILD)/kernel/compat-probed.key 2>/dev/null)" ]; then \
+		$(SRC)/scripts/compat-probe.sh $(KDIR) $(KBUILD)/kernel/compat-probed.h.new || exit 1; \
+		cmp -s $(KBUILD)/kernel/compat-probed.h.new $(KBUILD)/kernel/compat-probed.h || \
+			mv $(KBUILD)/kernel/compat-probed.h.new $(KBUILD)/kernel/compat-probed.h; \
+		rm -f $(KBUILD)/kernel/compat-probed.h.new; \
+		echo "$$key" >$(KBUILD)/kernel/compat-probed.key; \
+	fi
 	$(MAKE) -C $(KDIR) M=$(KBUILD) $(KARGS) modules
 
 # Test-only modules of the VM suite (selftests/modules/backend), built for
@@ -62,9 +77,14 @@ mdev-samples:
 
 -include user/Makefile.inc
 
-# Every test; see scripts/check.sh for the steps.
+# Every test; see scripts/check.sh for the steps and
+# Documentation/testing.rst for the tiers and budgets.
 check:
 	@$(SRC)/scripts/check.sh
+
+# Every test on every kernel, and every fail-nth point.
+check-full:
+	@$(SRC)/scripts/check.sh --full
 
 # The Debian packages, end to end (root): build, lintian, install with DKMS
 # for both kernels, modprobe and apply in the VM, purge. Also a step of check.
@@ -83,7 +103,7 @@ clean:
 	rm -rf $(SRC)/build
 
 help:
-	@sed -n '3,17p' $(SRC)/Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,22p' $(SRC)/Makefile | sed 's/^# \{0,1\}//'
 -include selftests/Makefile.inc
 -include selftests/debug/Makefile.inc
 -include fuzz/Makefile.inc

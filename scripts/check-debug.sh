@@ -1,36 +1,60 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# make check-debug: the VM suite and the fault-injection sweeps on the debug
-# kernel (KASAN, lockdep, kmemleak, failslab/fail_page_alloc; see
-# selftests/config.debug).
+# make check-debug: the lifetime, locking and fault tests on the debug kernel
+# (KASAN, lockdep, kmemleak, failslab/fail_page_alloc; see
+# selftests/config.debug). `make check` runs it as its debug steps; with
+# --full (make check-full) it runs everything there is on that kernel.
 #
 #   1. scripts/debug-kernel.sh builds the kernel, or reuses the cached one;
 #   2. our modules are built against its tree (make modules KDIR=...), and
 #      the test programs (make user vm-tests debug-tests);
-#   3. suite: every test of selftests/vm/TESTS, dealt round-robin to
-#      GPUVIRT_DEBUG_SHARDS guests, with selftests/debug/after-test.sh after
-#      each test (a kmemleak scan that fails on an unreferenced object of our
-#      modules, and lockdep still on), then selftests/debug/final-check.sh;
-#      the kernel log must stay clean (selftests/lib/logscan: WARNING, BUG,
-#      KASAN, UBSAN, lockdep, ...);
-#   4. fail-nth: selftests/debug/fail-nth.sh, its paths cut in as many
-#      runs, in order;
-#   5. races: selftests/debug/gv_races.c (lifetime and concurrency races,
-#      bounded in time) in one more guest, then the same leak check.
+#   3. suite: the VM tests of the debug lane (scripts/vm-lanes.sh debug:
+#      those that selftests/vm/LANES puts there, the tests of lifetimes,
+#      teardown, concurrency and hostile input; --full: every test of
+#      selftests/vm/TESTS), dealt to GPUVIRT_DEBUG_SHARDS guests, with
+#      selftests/debug/after-test.sh after each test (a kmemleak scan that
+#      fails on an unreferenced object of our modules, and lockdep still
+#      on), then selftests/debug/final-check.sh; the kernel log must stay
+#      clean (selftests/lib/logscan: WARNING, BUG, KASAN, UBSAN, lockdep...);
+#   4. fail-nth: selftests/debug/fail-nth.sh over gv_failnth's paths, dealt
+#      to as many guests. Without --full, a sample: the points n with
+#      n % K == SEED % K of every path (K = GPUVIRT_FAILNTH_K, default 4),
+#      where SEED comes from the commit, so that K consecutive commits
+#      sweep every point; FAILNTH_SEED=N replays a run. --full sweeps every
+#      point, in runs cut in order (a leak check after each group of paths);
+#   5. commands: selftests/debug/COMMANDS (the lifetime races of
+#      selftests/debug/gv_races.c, fuzzers...), the "check" line of each,
+#      or with --full the "full" one, in one more guest, each followed by
+#      the leak check.
 # Each guest is single-threaded TCG, so up to GPUVIRT_DEBUG_JOBS guests (the
 # number of CPUs) run at once; every guest has the whole test topology.
 #
-# Usage: scripts/check-debug.sh [suite] [fail-nth] [races]   (default: all)
+# Usage: scripts/check-debug.sh [--full] [--no-build] [PART[:I/N]...]
+#        scripts/check-debug.sh --build-only
+#        scripts/check-debug.sh --seed
+#   PART       suite, fail-nth or commands (races: the races command
+#              alone); default: all three. PART:I/N runs the I-th of N
+#              shards of PART only (scripts/check.sh gives each its slot).
+#   --no-build the kernel must be cached and our modules and programs built
+#              (--build-only did it)
+#   --seed     print the fail-nth seed and where it comes from, and exit
 # Environment:
-#   GPUVIRT_DEBUG_TESTS='a b'      run these VM tests instead of selftests/vm/TESTS
+#   FAILNTH_SEED=N                 seed of the fail-nth sample (default: the
+#                                  number of commits up to HEAD; outside a
+#                                  git tree, the number of days since 1970)
+#   GPUVIRT_FAILNTH_K=K            sample 1 point in K (default 4; 1 sweeps
+#                                  them all, as --full does)
+#   GPUVIRT_DEBUG_TESTS='a b'      run these VM tests instead of the lane's
 #   GPUVIRT_DEBUG_FAILNTH='p q'    sweep only these gv_failnth paths
+#   GPUVIRT_DEBUG_COMMANDS='a b'   run only these commands of COMMANDS
 #   GPUVIRT_DEBUG_JOBS=N           guests at once (default: nproc)
-#   GPUVIRT_DEBUG_SHARDS=N         guests the suite and the sweeps are split
-#                                  over (default: GPUVIRT_DEBUG_JOBS)
+#   GPUVIRT_DEBUG_SHARDS=N         guests the suite and the sweeps are dealt
+#                                  to (default: GPUVIRT_DEBUG_JOBS)
 #   GPUVIRT_DEBUG_TEST_TIMEOUT=S   per-test limit in the guest (default 900:
 #                                  pt.sh takes about 400 s on this kernel)
-#   GPUVIRT_DEBUG_RACE_SECONDS=S   time bound of each race (default 20)
+#   GPUVIRT_DEBUG_RACE_SECONDS=S   time bound of each race (default 20;
+#                                  --full: 60)
 #   GPUVIRT_FAILNTH_BUDGET=S       time bound of each fail-nth path (default
 #                                  300; a path cut short is a failure)
 #   GPUVIRT_DEBUG_MEM=SIZE         guest memory (default 1536M: enough with
@@ -45,28 +69,89 @@ SRC=$(cd "$(dirname "$0")/.." && pwd -P)
 cd "$SRC" || exit 1
 t0=$(date +%s)
 
-parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(suite fail-nth races)
+die() {
+	echo "check-debug: $*" >&2
+	exit 1
+}
+
+full=0
+build=1
+build_only=0
+parts=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--full) full=1 ;;
+	--no-build) build=0 ;;
+	--build-only) build_only=1 ;;
+	--seed) parts=(--seed) ; break ;;
+	-h|--help) sed -n '3,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "check-debug: unknown option '$1'" >&2; exit 2 ;;
+	*) parts+=("$1") ;;
+	esac
+	shift
+done
+
+# The seed of the fail-nth sample, and where it came from: FAILNTH_SEED,
+# else the number of commits up to HEAD (consecutive commits, consecutive
+# seeds: K of them cover every point), else the day.
+seed_of_run() {
+	local n c
+	if [ -n "${FAILNTH_SEED:-}" ]; then
+		[[ $FAILNTH_SEED =~ ^[0-9]+$ ]] || die "FAILNTH_SEED wants a number, not '$FAILNTH_SEED'"
+		echo "$((10#$FAILNTH_SEED)) given"
+	elif n=$(git -C "$SRC" rev-list --count HEAD 2>/dev/null) &&
+		c=$(git -C "$SRC" rev-parse --short=12 HEAD 2>/dev/null); then
+		echo "$n commit $c, the $n-th"
+	else
+		echo "$(($(date +%s) / 86400)) not a git tree: the day"
+	fi
+}
+read -r seed seed_why < <(seed_of_run)
+if [ "${parts[0]:-}" = --seed ]; then
+	echo "$seed $seed_why"
+	exit 0
+fi
+fk=${GPUVIRT_FAILNTH_K:-4}
+[ $full = 1 ] && fk=1
+[[ $fk =~ ^[1-9][0-9]*$ ]] || die "GPUVIRT_FAILNTH_K wants a number >= 1, not '$fk'"
+
+[ ${#parts[@]} -gt 0 ] || parts=(suite fail-nth commands)
 for p in "${parts[@]}"; do
+	case ${p%%:*} in
+	suite|fail-nth|commands|races) ;;
+	*) echo "check-debug: unknown part '$p' (suite fail-nth commands races)" >&2; exit 2 ;;
+	esac
 	case $p in
-	suite|fail-nth|races) ;;
-	*) echo "check-debug: unknown part '$p' (suite fail-nth races)" >&2; exit 2 ;;
+	*:*)
+		sh=${p#*:}
+		[[ $sh =~ ^[1-9][0-9]*/[1-9][0-9]*$ ]] && [ "${sh%/*}" -le "${sh#*/}" ] ||
+			die "bad shard in '$p' (want PART:I/N, 1 <= I <= N)"
+		;;
 	esac
 done
 
 s=$(date +%s)
-dir=$(scripts/debug-kernel.sh) || { echo "check-debug: no debug kernel" >&2; exit 1; }
+if [ $build = 1 ]; then
+	dir=$(scripts/debug-kernel.sh) || die "no debug kernel"
+else
+	read -r state dir < <(scripts/debug-kernel.sh --status) || true
+	[ "${state:-}" = cached ] || die "the debug kernel is not built (scripts/debug-kernel.sh)"
+fi
 kver=$(cat "$dir/kver")
 echo "check-debug: kernel $kver from $dir ($(($(date +%s) - s)) s)" >&2
 
-s=$(date +%s)
-if ! make -s modules test-modules KVER="$kver" KDIR="$dir/linux" >"$SRC/build/.check-debug-make.log" 2>&1 ||
-	! make -s user vm-tests debug-tests >>"$SRC/build/.check-debug-make.log" 2>&1; then
-	tail -n 30 "$SRC/build/.check-debug-make.log" >&2
-	echo "check-debug: the build failed" >&2
-	exit 1
+if [ $build = 1 ]; then
+	s=$(date +%s)
+	log=$SRC/build/.check-debug-make.log
+	mkdir -p "$SRC/build"
+	if ! make -s modules test-modules KVER="$kver" KDIR="$dir/linux" >"$log" 2>&1 ||
+		! make -s user vm-tests debug-tests >>"$log" 2>&1; then
+		tail -n 30 "$log" >&2
+		die "the build failed"
+	fi
+	echo "check-debug: modules and tests built ($(($(date +%s) - s)) s)" >&2
 fi
-echo "check-debug: modules and tests built ($(($(date +%s) - s)) s)" >&2
+[ $build_only = 1 ] && exit 0
 
 export GPUVIRT_VM_KERNEL=$dir/bzImage
 export GPUVIRT_VM_MODDIR=$dir/root/lib/modules/$kver
@@ -76,8 +161,8 @@ timeout_s=${GPUVIRT_DEBUG_TEST_TIMEOUT:-900}
 mem=${GPUVIRT_DEBUG_MEM:-1536M}
 
 jobs_max=${GPUVIRT_DEBUG_JOBS:-$(nproc)}
-shards=${GPUVIRT_DEBUG_SHARDS:-$jobs_max}
 [ "$jobs_max" -ge 1 ] 2>/dev/null || jobs_max=1
+shards=${GPUVIRT_DEBUG_SHARDS:-$jobs_max}
 [ "$shards" -ge 1 ] 2>/dev/null || shards=1
 
 work=$(mktemp -d)
@@ -106,6 +191,7 @@ launch() {
 }
 
 # deal N ITEM...: the items round-robin into N lists, printed one per line
+# (the items of each list keep their order)
 deal() {
 	local n=$1 i=0 j
 	shift
@@ -116,12 +202,12 @@ deal() {
 		i=$((i + 1))
 	done
 	for j in $(seq 0 $((n - 1))); do
-		[ -n "${lists[j]}" ] && echo "${lists[j]% }"
+		echo "${lists[j]% }"
 	done
 }
 
 # chunk N ITEM...: the items in N runs of about equal length, in order,
-# one per line (fail-nth.sh scans for leaks once per run of a group)
+# one per line (a full sweep checks for leaks once per group of paths)
 chunk() {
 	local n=$1 i=0 j len
 	shift
@@ -131,24 +217,39 @@ chunk() {
 		i=$((i + 1))
 		if [ $((i % len)) -eq 0 ] || [ $i -eq $# ]; then echo; else printf ' '; fi
 	done
+	for ((j = (($# + len - 1) / len); j < n; j++)); do echo; done
+}
+
+# shards_of PART: "K N" (all N shards, K = 0) or "I N" (shard I of N only)
+shards_of() {
+	case $1 in
+	*:*) local s=${1#*:}; echo "${s%/*} ${s#*/}" ;;
+	*) echo "0 $shards" ;;
+	esac
 }
 
 mkdir -p "build/$kver"
+tier=check
+[ $full = 1 ] && tier=full
 for p in "${parts[@]}"; do
-	case $p in
+	read -r only nsh < <(shards_of "$p")
+	case ${p%%:*} in
 	suite)
 		if [ -n "${GPUVIRT_DEBUG_TESTS:-}" ]; then
 			read -r -a tests <<<"$GPUVIRT_DEBUG_TESTS"
+		elif [ $full = 1 ]; then
+			mapfile -t tests < <(scripts/vm-lanes.sh --full debug)
 		else
-			mapfile -t tests < <(sed -e 's/#.*//' -e 's/^[[:space:]]*//' \
-				-e 's/[[:space:]]*$//' -e '/^$/d' selftests/vm/TESTS)
+			mapfile -t tests < <(scripts/vm-lanes.sh debug)
 		fi
 		k=0
 		while read -r -a shard; do
 			k=$((k + 1))
+			[ "$only" = 0 ] || [ "$only" = $k ] || continue
+			[ ${#shard[@]} -gt 0 ] || continue
 			launch "vm-suite-$kver-$k" "vm-debug-$k" -t 5400 -T "$timeout_s" \
 				--cmd selftests/debug/final-check.sh "${shard[@]}"
-		done < <(deal "$shards" "${tests[@]}")
+		done < <(deal "$nsh" "${tests[@]}")
 		;;
 	fail-nth)
 		if [ -n "${GPUVIRT_DEBUG_FAILNTH:-}" ]; then
@@ -156,16 +257,47 @@ for p in "${parts[@]}"; do
 		else
 			mapfile -t fpaths < <(build/user/selftests/debug/gv_failnth list | awk '{ print $1 }')
 		fi
+		env=(GPUVIRT_FAILNTH_BUDGET="${GPUVIRT_FAILNTH_BUDGET:-300}")
+		if [ "$fk" -gt 1 ]; then
+			env+=(GPUVIRT_FAILNTH_SAMPLE="$fk:$((seed % fk))" GPUVIRT_FAILNTH_SEED="$seed")
+			echo "check-debug: fail-nth seed $seed ($seed_why): the points n with n % $fk == $((seed % fk)); replay: make check-debug FAILNTH_SEED=$seed" >&2
+			cut=deal
+		else
+			cut=chunk
+		fi
 		k=0
 		while read -r -a shard; do
 			k=$((k + 1))
+			[ "$only" = 0 ] || [ "$only" = $k ] || continue
+			[ ${#shard[@]} -gt 0 ] || continue
 			launch "fail-nth-$kver-$k" "vm-debug-failnth-$k" -t 5400 -T 3600 \
-				--cmd "GPUVIRT_FAILNTH_BUDGET=${GPUVIRT_FAILNTH_BUDGET:-300} selftests/debug/fail-nth.sh ${shard[*]}"
-		done < <(chunk "$shards" "${fpaths[@]}")
+				--cmd "${env[*]} selftests/debug/fail-nth.sh ${shard[*]}"
+		done < <($cut "$nsh" "${fpaths[@]}")
 		;;
-	races)
-		launch "races-$kver" vm-debug-races -t 1800 -T 1200 \
-			--cmd "build/user/selftests/debug/gv_races -s ${GPUVIRT_DEBUG_RACE_SECONDS:-20} all"
+	commands|races)
+		if [ "${p%%:*}" = races ]; then
+			cmds=(races)
+		elif [ -n "${GPUVIRT_DEBUG_COMMANDS:-}" ]; then
+			read -r -a cmds <<<"$GPUVIRT_DEBUG_COMMANDS"
+		else
+			mapfile -t cmds < <(sed -e 's/#.*//' selftests/debug/COMMANDS |
+				awk 'NF >= 3 && !seen[$2]++ { print $2 }')
+		fi
+		# the commands are one guest unless a shard is asked for
+		[ "$only" = 0 ] && nsh=1
+		env=(GPUVIRT_SEED="$seed")
+		[ -z "${GPUVIRT_DEBUG_RACE_SECONDS:-}" ] ||
+			env+=(GPUVIRT_DEBUG_RACE_SECONDS="$GPUVIRT_DEBUG_RACE_SECONDS")
+		flag=
+		[ $full = 1 ] && flag=--full
+		k=0
+		while read -r -a shard; do
+			k=$((k + 1))
+			[ "$only" = 0 ] || [ "$only" = $k ] || continue
+			[ ${#shard[@]} -gt 0 ] || continue
+			launch "commands-$kver-$k" "vm-debug-commands-$k" -t 5400 -T 3600 \
+				--cmd "${env[*]} selftests/debug/commands.sh $flag ${shard[*]}"
+		done < <(deal "$nsh" "${cmds[@]}")
 		;;
 	esac
 done
@@ -175,6 +307,9 @@ n=0
 failed=0
 body=$work/body
 : >"$body"
+if [ "$fk" -gt 1 ]; then
+	echo "# fail-nth seed $seed ($seed_why): sample 1 point in $fk; replay: make check-debug FAILNTH_SEED=$seed" >>"$body"
+fi
 for i in "${!names[@]}"; do
 	n=$((n + 1))
 	out=${outs[$i]}
@@ -194,5 +329,5 @@ done
 echo "TAP version 13"
 echo "1..$n"
 cat "$body"
-echo "check-debug: took $(($(date +%s) - t0)) s" >&2
+echo "check-debug: took $(($(date +%s) - t0)) s ($tier)" >&2
 [ $failed -eq 0 ]

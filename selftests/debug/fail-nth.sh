@@ -14,8 +14,15 @@
 # Usage: selftests/debug/fail-nth.sh [PATH...]   (default: every path)
 # GPUVIRT_FAILNTH_BUDGET=S bounds each path's sweep to S seconds (default
 # 300). A sweep cut short by it fails: every point must be swept.
+# GPUVIRT_FAILNTH_SAMPLE=K:R sweeps a sample, the points n with n % K == R
+# of each path (gv_failnth -K), as `make check` does: K runs with R = 0 ..
+# K-1 cover every point (scripts/check-debug.sh takes R from the commit;
+# GPUVIRT_FAILNTH_SEED, when set, is printed with it). A sample is checked
+# for leaks once, at its end, rather than after each group: that check
+# costs about 18 s, more than a group's sample.
 # Prints KTAP: one test per path, "# N points" in its description, and one
-# "leaks after GROUP" test per group.
+# "leaks after GROUP" test per group (a sample: one "leaks after the
+# sample").
 set -uo pipefail
 
 bin=${GPUVIRT_BIN:-build/user}/selftests/debug/gv_failnth
@@ -114,9 +121,27 @@ r_bus=$(fn_range bus_register) && r_vfio=$(fn_range vfio_create_group vfio) &&
 	exit 4
 }
 
-groups=$(printf '%s\n' "${paths[@]}" | sed 's/-.*//' | uniq | wc -l)
+sample=()
+sampled=0
+if [ -n "${GPUVIRT_FAILNTH_SAMPLE:-}" ]; then
+	if ! [[ $GPUVIRT_FAILNTH_SAMPLE =~ ^[0-9]+:[0-9]+$ ]]; then
+		echo "1..0 # SKIP bad GPUVIRT_FAILNTH_SAMPLE '$GPUVIRT_FAILNTH_SAMPLE' (want K:R)"
+		exit 4
+	fi
+	[ "${GPUVIRT_FAILNTH_SAMPLE%%:*}" -gt 1 ] && sampled=1
+	sample=(-K "$GPUVIRT_FAILNTH_SAMPLE")
+fi
+
+if [ $sampled = 1 ]; then
+	groups=1
+else
+	groups=$(printf '%s\n' "${paths[@]}" | sed 's/-.*//' | uniq | wc -l)
+fi
 echo "TAP version 13"
 echo "1..$((${#paths[@]} + groups))"
+if [ $sampled = 1 ]; then
+	echo "# sample: the points n with n % ${GPUVIRT_FAILNTH_SAMPLE%%:*} == ${GPUVIRT_FAILNTH_SAMPLE#*:} of each path${GPUVIRT_FAILNTH_SEED:+ (seed $GPUVIRT_FAILNTH_SEED)}"
+fi
 echo "# not injected inside bus_register() ($r_bus) for modload-sim, the PCI core's probe.c ($r_pci) for sriov-enable, its bus.c and probe.c ($r_pf) for sim-add, vfio_create_group() ($r_vfio) for the other paths: their error paths WARN (see fail-nth.sh)"
 n=0
 failed=0
@@ -138,7 +163,7 @@ for i in "${!paths[@]}"; do
 		failed=$((failed + 1))
 		continue
 	fi
-	out=$("$bin" -t "${GPUVIRT_FAILNTH_BUDGET:-300}" "$p" 2>&1)
+	out=$("$bin" -t "${GPUVIRT_FAILNTH_BUDGET:-300}" ${sample[@]+"${sample[@]}"} "$p" 2>&1)
 	src=$?
 	grep '^#' <<<"$out"
 	pts=$(sed -n 's/^\(not \)\{0,1\}ok 1 .* # \([0-9]*\) points.*$/\2/p' <<<"$out")
@@ -155,16 +180,22 @@ for i in "${!paths[@]}"; do
 
 	g=${p%%-*}
 	next=${paths[$((i + 1))]:-}
-	[ -n "$next" ] && [ "${next%%-*}" = "$g" ] && continue
+	if [ $sampled = 1 ]; then
+		[ -n "$next" ] && continue
+		g="the sample"
+	else
+		[ -n "$next" ] && [ "${next%%-*}" = "$g" ] && continue
+		g="$g-*"
+	fi
 	n=$((n + 1))
 	sleep 6
-	aout=$(selftests/debug/after-test.sh "$n" "fail-nth $g-*" 2>&1)
+	aout=$(selftests/debug/after-test.sh "$n" "fail-nth $g" 2>&1)
 	arc=$?
 	sed 's/^/# after: /' <<<"$aout"
 	if [ $arc -eq 0 ]; then
-		echo "ok $n leaks after $g-*"
+		echo "ok $n leaks after $g"
 	else
-		echo "not ok $n leaks after $g-* # leak/lockdep check exit $arc"
+		echo "not ok $n leaks after $g # leak/lockdep check exit $arc"
 		failed=$((failed + 1))
 	fi
 done

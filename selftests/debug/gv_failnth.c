@@ -4,7 +4,7 @@
  * iommufd's fail_nth selftest. Runs in the debug-kernel guest (failslab,
  * fail_page_alloc, FAULT_INJECTION_DEBUG_FS), as root.
  *
- * Usage: gv_failnth [-n] [-m MAX] [-k K] [-p N] [-t SEC] PATH...|all|list
+ * Usage: gv_failnth [-n] [-m MAX] [-k K] [-p N] [-t SEC] [-K K:R] PATH...|all|list
  *   -n      no injection: run each path once and check its setup, undo and
  *           state snapshot (works on any kernel)
  *   -m MAX  give up on a path after MAX injection points (default 5000)
@@ -14,6 +14,10 @@
  *           are reported as not swept ("# partial"), not as a failure
  *   -k K    a path with steps (pt-assign): sweep step K alone (with -p N:
  *           point N of step K)
+ *   -K K:R  a sample: inject only at the points n with n % K == R (of each
+ *           step), 0 <= R < K; the sweep still ends where the path runs
+ *           untouched. K runs with R = 0 .. K-1 sweep every point once
+ *           (scripts/check-debug.sh derives R from the commit)
  *
  * For one PATH, for n = 1, 2, ...: bring the system to the path's starting
  * state, snapshot it, write n to /proc/self/task/<tid>/fail-nth, make the
@@ -85,6 +89,8 @@ static bool dry;	/* -n: no injection, each path once (plumbing check) */
 static int budget_s;	/* -t: time bound of one path, 0 = none */
 static bool last_partial;
 static int only_point;	/* -p: sweep this point alone, with a stack dump */
+static int sample_k = 1;	/* -K K:R: the points n with n % K == R only */
+static int sample_r;
 static struct nl nl;
 static struct nl mon;	/* subscribed to the monitor group, drained at each point */
 static int gi_id = -1;
@@ -1927,6 +1933,9 @@ static int sweep(const struct path *p, int *points)
 	for (n = only_point ?: 1; n <= max_nth; n++) {
 		if (only_point && n > only_point)
 			break;
+		/* not in the sample: this point is another run's */
+		if (!only_point && n % sample_k != sample_r)
+			continue;
 		if (p->stepped)
 			snprintf(at, sizeof(at), "step %lu point %d", cur_step, n);
 		else
@@ -2043,8 +2052,9 @@ static int sweep(const struct path *p, int *points)
 		       mon_lost - lost0);
 		bad++;
 	}
-	printf("# %s (%s): %d injection points%s: %d ENOMEM, %d ENOBUFS (%d of them done, reply lost), %d %s, %d other, %d tolerated, %ld notifications, %ld s\n",
-	       p->name, p->what, *points, partial ? " (partial)" : "", errs[0], errs[1],
+	printf("# %s (%s): %d injection points%s%s: %d ENOMEM, %d ENOBUFS (%d of them done, reply lost), %d %s, %d other, %d tolerated, %ld notifications, %ld s\n",
+	       p->name, p->what, *points, sample_k > 1 ? " (sampled)" : "",
+	       partial ? " (partial)" : "", errs[0], errs[1],
 	       acklost, errs[2], p->also_ok ? strerror(-p->also_ok) : "-", errs[3], tolerated,
 	       mon_msgs - msgs0, (long)(time(NULL) - t0));
 	free(before);
@@ -2074,12 +2084,19 @@ int main(int argc, char **argv)
 		} else if (first + 1 < argc && !strcmp(argv[first], "-m")) {
 			max_nth = atoi(argv[first + 1]);
 			first += 2;
+		} else if (first + 1 < argc && !strcmp(argv[first], "-K")) {
+			if (sscanf(argv[first + 1], "%d:%d", &sample_k, &sample_r) != 2 ||
+			    sample_k < 1 || sample_r < 0 || sample_r >= sample_k) {
+				fprintf(stderr, "-K wants K:R with K >= 1 and 0 <= R < K\n");
+				return 2;
+			}
+			first += 2;
 		} else {
 			break;
 		}
 	}
 	if (first >= argc) {
-		fprintf(stderr, "usage: %s [-n] [-m MAX] [-k STEP] [-p N] [-t SEC] PATH...|all|list\n",
+		fprintf(stderr, "usage: %s [-n] [-m MAX] [-k STEP] [-p N] [-t SEC] [-K K:R] PATH...|all|list\n",
 			argv[0]);
 		return 2;
 	}
@@ -2109,6 +2126,9 @@ int main(int argc, char **argv)
 	lseek(kmsg_fd, 0, SEEK_END);
 
 	printf("TAP version 13\n");
+	if (sample_k > 1)
+		printf("# sample: the points n with n %% %d == %d of each path\n", sample_k,
+		       sample_r);
 	if (!strcmp(argv[first], "all")) {
 		printf("1..%zu\n", NPATHS);
 		for (j = 0; j < NPATHS; j++) {
