@@ -268,7 +268,7 @@ if [ $full = 0 ]; then
 		scripts/check-debug.sh --no-build fail-nth:1/2
 	step debug-failnth-2          420     debug needs=debug-build -- \
 		scripts/check-debug.sh --no-build fail-nth:2/2
-	step debug-commands           300     debug needs=debug-build -- \
+	step debug-commands           480     debug needs=debug-build -- \
 		scripts/check-debug.sh --no-build commands:1/1
 	step fuzz-smoke               90      fuzz  -- make -s fuzz FUZZ_SECONDS=10
 else
