@@ -13,10 +13,11 @@
 #      those that selftests/vm/LANES puts there, the tests of lifetimes,
 #      teardown, concurrency and hostile input; --full: every test of
 #      selftests/vm/TESTS), dealt to GPUVIRT_DEBUG_SHARDS guests, with
-#      selftests/debug/after-test.sh after each test (a kmemleak scan that
-#      fails on an unreferenced object of our modules, and lockdep still
-#      on), then selftests/debug/final-check.sh; the kernel log must stay
-#      clean (selftests/lib/logscan: WARNING, BUG, KASAN, UBSAN, lockdep...);
+#      selftests/debug/after-test.sh after each test (lockdep still on;
+#      with --full also a kmemleak scan that fails on an unreferenced
+#      object of our modules), then selftests/debug/final-check.sh and that
+#      scan; the kernel log must stay clean (selftests/lib/logscan: WARNING,
+#      BUG, KASAN, UBSAN, lockdep...);
 #   4. fail-nth: selftests/debug/fail-nth.sh over gv_failnth's paths, dealt
 #      to as many guests. Without --full, a sample: the points n with
 #      n % K == SEED % K of every path (K = GPUVIRT_FAILNTH_K, default 4),
@@ -155,8 +156,17 @@ fi
 
 export GPUVIRT_VM_KERNEL=$dir/bzImage
 export GPUVIRT_VM_MODDIR=$dir/root/lib/modules/$kver
+# After each test: lockdep still on, and two kmemleak scans (15 to 35 s
+# under TCG). make check scans once per guest instead, after its last test
+# (final-check.sh in the suite; the sweeps and the commands check for
+# leaks themselves), and check-full after every test, so that a leak is
+# blamed on the test that made it.
 # shellcheck disable=SC2016 # expanded by the guest's bash -c
-export GPUVIRT_VM_AFTER_TEST='selftests/debug/after-test.sh "$1" "$2"'
+after_each='selftests/debug/after-test.sh "$1" "$2"'
+# shellcheck disable=SC2016
+after_lockdep='selftests/debug/after-test.sh --lockdep-only "$1" "$2"'
+# shellcheck disable=SC2016
+after_last='if [ "$2" = cmd ]; then selftests/debug/after-test.sh "$1" "$2"; else selftests/debug/after-test.sh --lockdep-only "$1" "$2"; fi'
 timeout_s=${GPUVIRT_DEBUG_TEST_TIMEOUT:-900}
 mem=${GPUVIRT_DEBUG_MEM:-1536M}
 
@@ -170,11 +180,12 @@ trap 'rm -rf "$work"' EXIT
 names=()
 outs=()
 
-# launch NAME OUTDIR VM-RUN-ARGS...: one guest in the background, at most
-# $jobs_max at a time; its result is collected after the last, in launch order.
+# launch NAME OUTDIR AFTER VM-RUN-ARGS...: one guest in the background, at
+# most $jobs_max at a time, running AFTER after each test; its result is
+# collected after the last, in launch order.
 launch() {
-	local name=$1 out=$SRC/build/$kver/$2
-	shift 2
+	local name=$1 out=$SRC/build/$kver/$2 after=$3
+	shift 3
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
 		wait -n
 	done
@@ -183,7 +194,8 @@ launch() {
 	echo "check-debug: $name: started" >&2
 	(
 		s=$(date +%s)
-		selftests/vm-run.sh -k "$kver" -o "$out" -m "$mem" "$@" >"$out.log" 2>&1
+		GPUVIRT_VM_AFTER_TEST=$after \
+			selftests/vm-run.sh -k "$kver" -o "$out" -m "$mem" "$@" >"$out.log" 2>&1
 		rc=$?
 		echo "$rc $(($(date +%s) - s))" >"$out.rc"
 		echo "check-debug: $name: $(tail -n 1 "$out.log") ($(($(date +%s) - s)) s)" >&2
@@ -247,7 +259,9 @@ for p in "${parts[@]}"; do
 			k=$((k + 1))
 			[ "$only" = 0 ] || [ "$only" = $k ] || continue
 			[ ${#shard[@]} -gt 0 ] || continue
-			launch "vm-suite-$kver-$k" "vm-debug-$k" -t 5400 -T "$timeout_s" \
+			after=$after_last
+			[ $full = 1 ] && after=$after_each
+			launch "vm-suite-$kver-$k" "vm-debug-$k" "$after" -t 5400 -T "$timeout_s" \
 				--cmd selftests/debug/final-check.sh "${shard[@]}"
 		done < <(deal "$nsh" "${tests[@]}")
 		;;
@@ -270,7 +284,7 @@ for p in "${parts[@]}"; do
 			k=$((k + 1))
 			[ "$only" = 0 ] || [ "$only" = $k ] || continue
 			[ ${#shard[@]} -gt 0 ] || continue
-			launch "fail-nth-$kver-$k" "vm-debug-failnth-$k" -t 5400 -T 3600 \
+			launch "fail-nth-$kver-$k" "vm-debug-failnth-$k" "$after_lockdep" -t 5400 -T 3600 \
 				--cmd "${env[*]} selftests/debug/fail-nth.sh ${shard[*]}"
 		done < <($cut "$nsh" "${fpaths[@]}")
 		;;
@@ -280,8 +294,9 @@ for p in "${parts[@]}"; do
 		elif [ -n "${GPUVIRT_DEBUG_COMMANDS:-}" ]; then
 			read -r -a cmds <<<"$GPUVIRT_DEBUG_COMMANDS"
 		else
-			mapfile -t cmds < <(sed -e 's/#.*//' selftests/debug/COMMANDS |
-				awk 'NF >= 3 && !seen[$2]++ { print $2 }')
+			# the names with a line of this tier (check-full: any line)
+			mapfile -t cmds < <(sed -e 's/^[[:space:]]*#.*//' selftests/debug/COMMANDS |
+				awk -v full=$full 'NF >= 3 && (full || $1 == "check") && !seen[$2]++ { print $2 }')
 		fi
 		# the commands are one guest unless a shard is asked for
 		[ "$only" = 0 ] && nsh=1
@@ -295,7 +310,7 @@ for p in "${parts[@]}"; do
 			k=$((k + 1))
 			[ "$only" = 0 ] || [ "$only" = $k ] || continue
 			[ ${#shard[@]} -gt 0 ] || continue
-			launch "commands-$kver-$k" "vm-debug-commands-$k" -t 5400 -T 3600 \
+			launch "commands-$kver-$k" "vm-debug-commands-$k" "$after_lockdep" -t 5400 -T 3600 \
 				--cmd "${env[*]} selftests/debug/commands.sh $flag ${shard[*]}"
 		done < <(deal "$nsh" "${cmds[@]}")
 		;;

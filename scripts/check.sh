@@ -15,6 +15,8 @@
 #            per kernel
 #   runner   the VM runner fails when it must (selftests/runner-selftest.sh)
 #   dkms     dkms add, build and remove against both kernels' headers
+#            (check-full, or by name: in make check, the package step
+#            has DKMS build, install and remove the modules for both)
 #   package  the Debian packages: build, lintian, install (DKMS builds for
 #            both kernels), modprobe and apply in the VM on each, purge
 #            (scripts/check-package.sh)
@@ -71,6 +73,9 @@ else
 fi
 KTAP=$OUT/check.ktap
 GROUPS_ALL=(unit style build vm runner dkms package debug fuzz)
+# make check leaves dkms to the package step, which makes DKMS build,
+# install and remove the modules for both kernels too
+GROUPS_CHECK=(unit style build vm runner package debug fuzz)
 
 t0=$(date +%s)
 rm -rf "$OUT"
@@ -289,7 +294,9 @@ nsteps=${#S_NAME[@]}
 # ---- selection ----
 
 sel=("$@")
-[ ${#sel[@]} -gt 0 ] || sel=("${GROUPS_ALL[@]}")
+if [ ${#sel[@]} -eq 0 ]; then
+	if [ $full = 1 ]; then sel=("${GROUPS_ALL[@]}"); else sel=("${GROUPS_CHECK[@]}"); fi
+fi
 declare -A on=() idx=()
 for i in "${!S_NAME[@]}"; do idx[${S_NAME[$i]}]=$i; done
 for s in "${sel[@]}"; do

@@ -54,7 +54,7 @@ while IFS=$'\t' read -r name cmd; do
 done < <(entries)
 if [ $# -gt 0 ]; then
 	for name in "$@"; do
-		[ -n "${cmds[$name]:-}" ] || { echo "1..0 # SKIP no command '$name' in $list"; exit 1; }
+		[ -n "${cmds[$name]:-}" ] || { echo "commands: no $tier line for '$name' in $list" >&2; exit 1; }
 	done
 	order=("$@")
 fi

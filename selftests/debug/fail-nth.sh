@@ -3,8 +3,9 @@
 #
 # The fault-injection sweeps of the debug-kernel lane, run in the guest by
 # scripts/check-debug.sh (vm-run.sh --cmd). Each path of gv_failnth
-# (selftests/debug/gv_failnth.c) is swept to the end; after the last path
-# of a group (the paths that share the name's first word: modload-*,
+# (selftests/debug/gv_failnth.c) is swept to the end, consecutive paths
+# with the same stack filter (below) in one gv_failnth run; after the last
+# path of a group (the paths that share the name's first word: modload-*,
 # vfio-*, nl-*, ...), a wait of 6 s (kmemleak's minimum object age) and
 # selftests/debug/after-test.sh, so that a leak or a lockdep shutdown is
 # blamed on the group that caused it. kmemleak's report names the
@@ -73,20 +74,28 @@ fi
 # from nm of the running kernel's vmlinux (its build tree) corrected by the
 # KASLR offset of _text, or of a module's .ko plus the base of its .text in
 # /sys/module. /proc/kallsyms is not read whole: that takes minutes on a
-# KASAN kernel under TCG.
+# KASAN kernel under TCG. nm of the 50 MB vmlinux takes about 10 s there,
+# so its output is read once.
+nm_cache=$(mktemp -d)
+trap 'rm -rf "$nm_cache"' EXIT
+nm_of() {
+	local key=${1//\//_}
+	[ -s "$nm_cache/$key" ] || nm -S "$1" >"$nm_cache/$key" || return 1
+	cat "$nm_cache/$key"
+}
 fn_range() {
 	local fn=$1 mod=${2:-} file base line addr size
 	if [ -z "$mod" ]; then
 		file=/lib/modules/$(uname -r)/build/vmlinux
 		# _text comes after the per-CPU symbols, near the start
 		line=$(grep -m 1 ' _text$' /proc/kallsyms) || return 1
-		base=$((0x${line%% *} - 0x$(nm "$file" | awk '$3 == "_text" { print $1; exit }')))
+		base=$((0x${line%% *} - 0x$(nm_of "$file" | awk '$NF == "_text" { print $1; exit }')))
 	else
 		file=$(modinfo -n "$mod") || return 1
 		base=$(cat "/sys/module/$mod/sections/.text") || return 1
 		base=$((base))
 	fi
-	read -r addr size < <(nm -S "$file" | awk -v fn="$fn" '$4 == fn { print $1, $2; exit }')
+	read -r addr size < <(nm_of "$file" | awk -v fn="$fn" '$4 == fn { print $1, $2; exit }')
 	[ -n "$size" ] || { echo "# no $fn in $file" >&2; return 1; }
 	printf '%x %x\n' $((base + 0x$addr)) $((base + 0x$addr + 0x$size))
 }
@@ -143,50 +152,27 @@ if [ $sampled = 1 ]; then
 	echo "# sample: the points n with n % ${GPUVIRT_FAILNTH_SAMPLE%%:*} == ${GPUVIRT_FAILNTH_SAMPLE#*:} of each path${GPUVIRT_FAILNTH_SEED:+ (seed $GPUVIRT_FAILNTH_SEED)}"
 fi
 echo "# not injected inside bus_register() ($r_bus) for modload-sim, the PCI core's probe.c ($r_pci) for sriov-enable, its bus.c and probe.c ($r_pf) for sim-add, vfio_create_group() ($r_vfio) for the other paths: their error paths WARN (see fail-nth.sh)"
-n=0
-failed=0
-total=0
-t0=$(date +%s)
-for i in "${!paths[@]}"; do
-	p=${paths[$i]}
-	n=$((n + 1))
-	s=$(date +%s)
-	case $p in
-	modload-sim) fn=bus_register; range=$r_bus ;;
-	sriov-enable) fn="the PCI core's probe.c"; range=$r_pci ;;
-	sim-add) fn="the PCI core's bus.c and probe.c"; range=$r_pf ;;
-	*) fn=vfio_create_group; range=$r_vfio ;;
+# The stack filter a path needs: "START END", and what it keeps out.
+range_of() {
+	case $1 in
+	modload-sim) echo "$r_bus" ;;
+	sriov-enable) echo "$r_pci" ;;
+	sim-add) echo "$r_pf" ;;
+	*) echo "$r_vfio" ;;
 	esac
-	# shellcheck disable=SC2086 # two words
-	if ! reject $range; then
-		echo "not ok $n $p # cannot keep injection out of $fn"
-		failed=$((failed + 1))
-		continue
-	fi
-	out=$("$bin" -t "${GPUVIRT_FAILNTH_BUDGET:-300}" ${sample[@]+"${sample[@]}"} "$p" 2>&1)
-	src=$?
-	grep '^#' <<<"$out"
-	pts=$(sed -n 's/^\(not \)\{0,1\}ok 1 .* # \([0-9]*\) points.*$/\2/p' <<<"$out")
-	total=$((total + ${pts:-0}))
-	if grep -q '^ok 1 .* points (partial)' <<<"$out"; then
-		echo "not ok $n $p # ${pts:-?} points, cut short by the ${GPUVIRT_FAILNTH_BUDGET:-300} s bound"
-		failed=$((failed + 1))
-	elif [ $src -eq 0 ]; then
-		echo "ok $n $p # ${pts:-?} points, $(($(date +%s) - s)) s"
-	else
-		echo "not ok $n $p # ${pts:-?} points, sweep exit $src"
-		failed=$((failed + 1))
-	fi
+}
+fn_of() {
+	case $1 in
+	modload-sim) echo "bus_register()" ;;
+	sriov-enable) echo "the PCI core's probe.c" ;;
+	sim-add) echo "the PCI core's bus.c and probe.c" ;;
+	*) echo "vfio_create_group()" ;;
+	esac
+}
 
-	g=${p%%-*}
-	next=${paths[$((i + 1))]:-}
-	if [ $sampled = 1 ]; then
-		[ -n "$next" ] && continue
-		g="the sample"
-	else
-		[ -n "$next" ] && [ "${next%%-*}" = "$g" ] && continue
-		g="$g-*"
-	fi
+# The leak check after a group of paths (a sample: after the last path).
+leak_check() {
+	local g=$1 aout arc
 	n=$((n + 1))
 	sleep 6
 	aout=$(selftests/debug/after-test.sh "$n" "fail-nth $g" 2>&1)
@@ -197,6 +183,74 @@ for i in "${!paths[@]}"; do
 	else
 		echo "not ok $n leaks after $g # leak/lockdep check exit $arc"
 		failed=$((failed + 1))
+	fi
+}
+
+# Consecutive paths with the same stack filter (and, in a full sweep, of
+# the same group) are swept by one gv_failnth run: the simulated GPU, the
+# vGPU and its VFIO fds carry over from one path to the next, rather than
+# being torn down and set up again for each (several seconds a path on
+# this kernel).
+n=0
+failed=0
+total=0
+t0=$(date +%s)
+i=0
+while [ $i -lt ${#paths[@]} ]; do
+	p=${paths[$i]}
+	range=$(range_of "$p")
+	fn=$(fn_of "$p")
+	run=("$p")
+	j=$((i + 1))
+	while [ $j -lt ${#paths[@]} ]; do
+		q=${paths[$j]}
+		[ "$(range_of "$q")" = "$range" ] || break
+		[ $sampled = 1 ] || [ "${q%%-*}" = "${p%%-*}" ] || break
+		run+=("$q")
+		j=$((j + 1))
+	done
+	s=$(date +%s)
+	# shellcheck disable=SC2086 # two words
+	if ! reject $range; then
+		for q in "${run[@]}"; do
+			n=$((n + 1))
+			echo "not ok $n $q # cannot keep injection out of $fn"
+			failed=$((failed + 1))
+		done
+	else
+		out=$("$bin" -t "${GPUVIRT_FAILNTH_BUDGET:-300}" ${sample[@]+"${sample[@]}"} "${run[@]}" 2>&1)
+		src=$?
+		grep '^#' <<<"$out"
+		k=0
+		for q in "${run[@]}"; do
+			k=$((k + 1))
+			n=$((n + 1))
+			line=$(grep -E "^(not )?ok $k $q( |\$)" <<<"$out")
+			pts=$(sed -n 's/^\(not \)\{0,1\}ok [0-9]* .* # \([0-9]*\) points.*$/\2/p' <<<"$line")
+			secs=$(sed -n "s/^# $q (.*, \([0-9]*\) s\$/\1/p" <<<"$out" | tail -n 1)
+			total=$((total + ${pts:-0}))
+			if [ -z "$line" ]; then
+				echo "not ok $n $q # no result: the sweep run exited $src"
+				failed=$((failed + 1))
+			elif [[ $line == "ok "*" points (partial)"* ]]; then
+				echo "not ok $n $q # ${pts:-?} points, cut short by the ${GPUVIRT_FAILNTH_BUDGET:-300} s bound"
+				failed=$((failed + 1))
+			elif [[ $line == "ok "* ]]; then
+				echo "ok $n $q # ${pts:-?} points, ${secs:-?} s"
+			else
+				echo "not ok $n $q # ${pts:-?} points, sweep exit $src"
+				failed=$((failed + 1))
+			fi
+		done
+		echo "# run of ${#run[@]} path(s): $(($(date +%s) - s)) s, exit $src"
+	fi
+
+	i=$j
+	next=${paths[$i]:-}
+	if [ $sampled = 1 ]; then
+		[ -n "$next" ] || leak_check "the sample"
+	elif [ -z "$next" ] || [ "${next%%-*}" != "${p%%-*}" ]; then
+		leak_check "${p%%-*}-*"
 	fi
 done
 echo "# fail-nth: ${total} injection points over ${#paths[@]} paths in $(($(date +%s) - t0)) s"
