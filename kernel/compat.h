@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Kernel API differences between the supported kernels (Debian's 6.1 and
- * 6.12 lines). Each shim is fed by a compile probe in kernel/probes/, whose
- * result scripts/compat-probe.sh writes to compat-probed.h in the per-kernel
- * build tree. There are no version checks here: a kernel either has an API
+ * Kernel API differences between the supported kernels (Debian 12's 6.1
+ * and 6.12 lines, Debian 13's 6.12, and the newest 7.x from
+ * trixie-backports). Each shim is fed by a compile probe in kernel/probes/,
+ * whose result scripts/compat-probe.sh writes to compat-probed.h in the
+ * per-kernel build tree. There are no version checks here: a kernel either has an API
  * or it does not.
  *
  * This is the one file where checkpatch's CONST_STRUCT check is waived: its
@@ -70,6 +71,57 @@
 	.detach_ioas	= vfio_iommufd_emulated_detach_ioas,
 #else
 #define GPUVIRT_VFIO_IOMMUFD_EMULATED_OPS
+#endif
+
+/*
+ * 2026-12: vfio_device_ops gained pasid_attach_ioas and pasid_detach_ioas
+ * in v6.15, with vfio_iommufd_physical_pasid_*() helpers that a physical
+ * device uses as vfio-pci does. GPUVIRT_VFIO_IOMMUFD_PHYSICAL_PASID_OPS
+ * goes inside a vfio_device_ops initializer; it is empty where the
+ * members do not exist. Probe: vfio_iommufd_physical_pasid.
+ */
+#ifdef GPUVIRT_HAVE_VFIO_IOMMUFD_PHYSICAL_PASID
+#define GPUVIRT_VFIO_IOMMUFD_PHYSICAL_PASID_OPS				\
+	.pasid_attach_ioas = vfio_iommufd_physical_pasid_attach_ioas,	\
+	.pasid_detach_ioas = vfio_iommufd_physical_pasid_detach_ioas,
+#else
+#define GPUVIRT_VFIO_IOMMUFD_PHYSICAL_PASID_OPS
+#endif
+
+/*
+ * 2026-12: since v6.19 the VFIO core answers VFIO_DEVICE_GET_REGION_INFO
+ * itself: it copies the request in, calls vfio_device_ops'
+ * get_region_info_caps with the region's info and an empty capability
+ * chain, and copies both out. The ioctl no longer reaches ops->ioctl, and
+ * a driver without the op answers -EINVAL. Before, each driver did all of
+ * it in its ioctl op. The vGPU (vgpu.c) sets the op where
+ * GPUVIRT_HAVE_VFIO_GET_REGION_INFO_CAPS says it exists and calls it from
+ * its ioctl op elsewhere. GPUVIRT_VFIO_PCI_REGION_INFO_OPS, inside a
+ * vfio_device_ops initializer, sets it to vfio-pci-core's
+ * vfio_pci_ioctl_get_region_info(); it is empty on older kernels, where
+ * vfio_pci_core_ioctl() answers the ioctl. Probe: vfio_get_region_info_caps.
+ */
+#ifdef GPUVIRT_HAVE_VFIO_GET_REGION_INFO_CAPS
+#define GPUVIRT_VFIO_PCI_REGION_INFO_OPS				\
+	.get_region_info_caps = vfio_pci_ioctl_get_region_info,
+#else
+#define GPUVIRT_VFIO_PCI_REGION_INFO_OPS
+#endif
+
+/*
+ * 2026-12: since v6.17 vfio_pci_core_match() checks the VF token through
+ * vfio_device_ops' match_token_uuid, which it calls without checking
+ * that it is set; vfio-pci-core exports vfio_pci_core_match_token_uuid()
+ * for it. A variant driver that uses vfio_pci_core_match() puts
+ * GPUVIRT_VFIO_PCI_MATCH_TOKEN_OPS in its ops; it is empty on older
+ * kernels, where the match op checks the token itself.
+ * Probe: vfio_match_token_uuid.
+ */
+#ifdef GPUVIRT_HAVE_VFIO_MATCH_TOKEN_UUID
+#define GPUVIRT_VFIO_PCI_MATCH_TOKEN_OPS				\
+	.match_token_uuid = vfio_pci_core_match_token_uuid,
+#else
+#define GPUVIRT_VFIO_PCI_MATCH_TOKEN_OPS
 #endif
 
 /*
@@ -206,14 +258,28 @@ struct genl_split_ops {
 #endif
 
 /*
- * 2026-12: NL_ASSERT_DUMP_CTX_FITS() (v6.3) checks at build time that a
- * dump's state fits in struct netlink_callback's ctx; v6.1 has the ctx
- * but not the check. Probe: none needed, the macro is tested directly.
+ * 2026-12: NL_ASSERT_CTX_FITS() checks at build time that a dump's state
+ * fits in struct netlink_callback's ctx. It is called that since after
+ * v6.12 (7.3 has only this name); v6.3 to v6.12 call it
+ * NL_ASSERT_DUMP_CTX_FITS(), and v6.1 has the ctx but not the check.
+ * Probe: none needed, the macros are tested directly.
  */
-#ifndef NL_ASSERT_DUMP_CTX_FITS
-#define NL_ASSERT_DUMP_CTX_FITS(type_name)				\
+#ifndef NL_ASSERT_CTX_FITS
+#define NL_ASSERT_CTX_FITS(type_name)					\
 	BUILD_BUG_ON(sizeof(type_name) >				\
 		     sizeof_field(struct netlink_callback, ctx))
+#endif
+
+/*
+ * 2026-12: the per-CPU system workqueue is system_percpu_wq since v6.17
+ * (Debian's 6.12 has it from stable); system_wq is its old name, which
+ * those kernels mark deprecated and v7.x warns about once, when work is
+ * first queued on it. Queue on gpuvirt_system_wq. Probe: system_percpu_wq.
+ */
+#ifdef GPUVIRT_HAVE_SYSTEM_PERCPU_WQ
+#define gpuvirt_system_wq	system_percpu_wq
+#else
+#define gpuvirt_system_wq	system_wq
 #endif
 
 #endif /* GPUVIRT_COMPAT_H */

@@ -225,7 +225,7 @@ void gpuvirt_display_run(struct gpuvirt_vgpu *vgpu)
 
 	lockdep_assert_held(&vgpu->lock);
 	if (gpuvirt_display_wants_irq(d))
-		mod_delayed_work(system_wq, &d->vblank_work,
+		mod_delayed_work(gpuvirt_system_wq, &d->vblank_work,
 				 gpuvirt_display_period(d));
 }
 
@@ -683,9 +683,8 @@ int gpuvirt_display_query_plane(struct gpuvirt_vgpu *vgpu, unsigned long arg)
  * gpuvirt_display_region_info() - VFIO_DEVICE_GET_REGION_INFO of the
  * display region
  * @vgpu: the vGPU
- * @info: index and argsz from the user; offset, size, flags and the
- *	capability chain are filled in
- * @arg: the user's struct vfio_region_info, for the capability chain
+ * @info: index and argsz from the user; size and flags are filled in
+ * @caps: the region's capability chain, which gets the type capability
  *
  * The region is as large as the slice, the most a plane can take, so that
  * it never has to change size; it is read-only and carries a type
@@ -696,7 +695,7 @@ int gpuvirt_display_query_plane(struct gpuvirt_vgpu *vgpu, unsigned long arg)
  */
 int gpuvirt_display_region_info(struct gpuvirt_vgpu *vgpu,
 				struct vfio_region_info *info,
-				unsigned long arg)
+				struct vfio_info_cap *caps)
 {
 	struct vfio_region_info_cap_type cap = {
 		.header.id = VFIO_REGION_INFO_CAP_TYPE,
@@ -705,15 +704,10 @@ int gpuvirt_display_region_info(struct gpuvirt_vgpu *vgpu,
 			GPUVIRT_VGPU_PCI_VENDOR_ID,
 		.subtype = GPUVIRT_VGPU_DISPLAY_REGION_SUBTYPE,
 	};
-	struct vfio_info_cap caps = { .buf = NULL, .size = 0 };
-	int err;
 
 	info->size = vgpu->vram_size;
 	info->flags = VFIO_REGION_INFO_FLAG_READ | VFIO_REGION_INFO_FLAG_MMAP;
-	err = vfio_info_add_capability(&caps, &cap.header, sizeof(cap));
-	if (err)
-		return err;
-	return gpuvirt_vgpu_region_caps_put(info, arg, &caps);
+	return vfio_info_add_capability(caps, &cap.header, sizeof(cap));
 }
 
 /*

@@ -13,6 +13,7 @@
 #include <uapi/linux/gpuvirt_vgpu.h>
 
 struct gpuvirt_vgpu;
+struct vfio_info_cap;
 struct vfio_region_info;
 struct vm_area_struct;
 
@@ -200,7 +201,7 @@ bool gpuvirt_display_reg_write(struct gpuvirt_vgpu *vgpu, unsigned int reg,
 int gpuvirt_display_query_plane(struct gpuvirt_vgpu *vgpu, unsigned long arg);
 int gpuvirt_display_region_info(struct gpuvirt_vgpu *vgpu,
 				struct vfio_region_info *info,
-				unsigned long arg);
+				struct vfio_info_cap *caps);
 int gpuvirt_display_mmap(struct gpuvirt_vgpu *vgpu, struct vm_area_struct *vma,
 			 u64 start);
 void gpuvirt_display_release(struct gpuvirt_vgpu *vgpu);

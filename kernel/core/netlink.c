@@ -201,7 +201,7 @@ struct gpuvirt_nl_dump_ctx {
 
 static struct gpuvirt_nl_dump_ctx *gpuvirt_nl_dump_ctx(struct netlink_callback *cb)
 {
-	NL_ASSERT_DUMP_CTX_FITS(struct gpuvirt_nl_dump_ctx);
+	NL_ASSERT_CTX_FITS(struct gpuvirt_nl_dump_ctx);
 	return (struct gpuvirt_nl_dump_ctx *)cb->ctx;
 }
 

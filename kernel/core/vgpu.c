@@ -793,47 +793,14 @@ static void gpuvirt_vgpu_reset_locked(struct gpuvirt_vgpu *vgpu)
 	up_write(&vgpu->memory_lock);
 }
 
-/**
- * gpuvirt_vgpu_region_caps_put() - give a region's capability chain to the
- * caller of VFIO_DEVICE_GET_REGION_INFO
- * @info: the region's info, copied back to @arg by the caller
- * @arg: the ioctl's user argument
- * @caps: the chain built with vfio_info_add_capability(); freed here
- *
- * When @info->argsz is too small for the chain, says how much is needed.
- *
- * Return: 0 or -EFAULT.
- */
-int gpuvirt_vgpu_region_caps_put(struct vfio_region_info *info,
-				 unsigned long arg, struct vfio_info_cap *caps)
-{
-	int err = 0;
-
-	info->flags |= VFIO_REGION_INFO_FLAG_CAPS;
-	if (info->argsz < sizeof(*info) + caps->size) {
-		info->argsz = sizeof(*info) + caps->size;
-		info->cap_offset = 0;
-	} else {
-		vfio_info_cap_shift(caps, sizeof(*info));
-		if (copy_to_user((void __user *)arg + sizeof(*info), caps->buf,
-				 caps->size))
-			err = -EFAULT;
-		info->cap_offset = sizeof(*info);
-	}
-	kfree(caps->buf);
-	return err;
-}
-
 /*
  * BAR2 is a power of two; only the VRAM slice at its start may be mapped.
  * Say so with a sparse mmap capability, so that a VMM maps the slice and
  * traps the rest.
  */
 static int gpuvirt_vgpu_sparse_cap(struct gpuvirt_vgpu *vgpu,
-				   struct vfio_region_info *info,
-				   unsigned long arg)
+				   struct vfio_info_cap *caps)
 {
-	struct vfio_info_cap caps = { .buf = NULL, .size = 0 };
 	struct vfio_region_info_cap_sparse_mmap *sparse;
 	size_t size = struct_size(sparse, areas, 1);
 	int err;
@@ -846,68 +813,108 @@ static int gpuvirt_vgpu_sparse_cap(struct gpuvirt_vgpu *vgpu,
 	sparse->nr_areas = 1;
 	sparse->areas[0].offset = 0;
 	sparse->areas[0].size = vgpu->vram_size;
-	err = vfio_info_add_capability(&caps, &sparse->header, size);
+	err = vfio_info_add_capability(caps, &sparse->header, size);
 	kfree(sparse);
-	if (err)
-		return err;
-
-	return gpuvirt_vgpu_region_caps_put(info, arg, &caps);
+	return err;
 }
 
-static int gpuvirt_vgpu_region_info(struct gpuvirt_vgpu *vgpu,
-				    unsigned long arg)
+/*
+ * VFIO_DEVICE_GET_REGION_INFO: @info holds the request (argsz, index);
+ * fill in its flags, size and offset, and add the region's capabilities
+ * to @caps. The caller copies both out and frees @caps' buffer, on error
+ * too: the VFIO core, whose get_region_info_caps op this is, or
+ * gpuvirt_vgpu_region_info_ioctl() on older kernels (compat.h).
+ */
+static int gpuvirt_vgpu_get_region_info(struct vfio_device *vdev,
+					struct vfio_region_info *info,
+					struct vfio_info_cap *caps)
+{
+	struct gpuvirt_vgpu *vgpu = to_vgpu(vdev);
+	int err;
+
+	info->cap_offset = 0;
+	info->flags = 0;
+	info->size = 0;
+	switch (info->index) {
+	case VFIO_PCI_CONFIG_REGION_INDEX:
+		info->size = GPUVIRT_VGPU_CFG_SIZE;
+		info->flags = VFIO_REGION_INFO_FLAG_READ |
+			      VFIO_REGION_INFO_FLAG_WRITE;
+		break;
+	case VFIO_PCI_BAR0_REGION_INDEX:
+		info->size = GPUVIRT_VGPU_REGS_SIZE;
+		info->flags = VFIO_REGION_INFO_FLAG_READ |
+			      VFIO_REGION_INFO_FLAG_WRITE;
+		break;
+	case VFIO_PCI_BAR2_REGION_INDEX:
+		info->size = vgpu->bar2_size;
+		info->flags = VFIO_REGION_INFO_FLAG_READ |
+			      VFIO_REGION_INFO_FLAG_WRITE |
+			      VFIO_REGION_INFO_FLAG_MMAP;
+		break;
+	case GPUVIRT_VGPU_DISPLAY_REGION:	/* display hook */
+		err = gpuvirt_display_region_info(vgpu, info, caps);
+		if (err)
+			return err;
+		break;
+	default:
+		if (info->index >= VFIO_PCI_NUM_REGIONS)
+			return -EINVAL;
+		break;	/* a region the device does not have: size 0 */
+	}
+	info->offset = GPUVIRT_VGPU_REGION(info->index);
+
+	if (info->index == VFIO_PCI_BAR2_REGION_INDEX &&
+	    vgpu->vram_size < vgpu->bar2_size)
+		return gpuvirt_vgpu_sparse_cap(vgpu, caps);
+	return 0;
+}
+
+#ifndef GPUVIRT_HAVE_VFIO_GET_REGION_INFO_CAPS
+/*
+ * Before v6.19 the VFIO core passes VFIO_DEVICE_GET_REGION_INFO to the
+ * ioctl op: do here what later cores do around get_region_info_caps.
+ * When @arg's argsz is too small for the capability chain, say how much
+ * is needed.
+ */
+static long gpuvirt_vgpu_region_info_ioctl(struct vfio_device *vdev,
+					   unsigned long arg)
 {
 	unsigned long minsz = offsetofend(struct vfio_region_info, offset);
+	struct vfio_region_info __user *uinfo = (void __user *)arg;
+	struct vfio_info_cap caps = { .buf = NULL, .size = 0 };
 	struct vfio_region_info info;
+	int err;
 
-	if (copy_from_user(&info, (void __user *)arg, minsz))
+	if (copy_from_user(&info, uinfo, minsz))
 		return -EFAULT;
 	if (info.argsz < minsz)
 		return -EINVAL;
 
-	info.cap_offset = 0;
-	info.flags = 0;
-	info.size = 0;
-	switch (info.index) {
-	case VFIO_PCI_CONFIG_REGION_INDEX:
-		info.size = GPUVIRT_VGPU_CFG_SIZE;
-		info.flags = VFIO_REGION_INFO_FLAG_READ |
-			     VFIO_REGION_INFO_FLAG_WRITE;
-		break;
-	case VFIO_PCI_BAR0_REGION_INDEX:
-		info.size = GPUVIRT_VGPU_REGS_SIZE;
-		info.flags = VFIO_REGION_INFO_FLAG_READ |
-			     VFIO_REGION_INFO_FLAG_WRITE;
-		break;
-	case VFIO_PCI_BAR2_REGION_INDEX:
-		info.size = vgpu->bar2_size;
-		info.flags = VFIO_REGION_INFO_FLAG_READ |
-			     VFIO_REGION_INFO_FLAG_WRITE |
-			     VFIO_REGION_INFO_FLAG_MMAP;
-		break;
-	case GPUVIRT_VGPU_DISPLAY_REGION: {	/* display hook */
-		int err = gpuvirt_display_region_info(vgpu, &info, arg);
-
-		if (err)
-			return err;
-		break;
+	err = gpuvirt_vgpu_get_region_info(vdev, &info, &caps);
+	if (err)
+		goto out_free_caps;
+	if (caps.size) {
+		info.flags |= VFIO_REGION_INFO_FLAG_CAPS;
+		if (info.argsz < sizeof(info) + caps.size) {
+			info.argsz = sizeof(info) + caps.size;
+			info.cap_offset = 0;
+		} else {
+			vfio_info_cap_shift(&caps, sizeof(info));
+			if (copy_to_user(uinfo + 1, caps.buf, caps.size)) {
+				err = -EFAULT;
+				goto out_free_caps;
+			}
+			info.cap_offset = sizeof(info);
+		}
 	}
-	default:
-		if (info.index >= VFIO_PCI_NUM_REGIONS)
-			return -EINVAL;
-		break;	/* a region the device does not have: size 0 */
-	}
-	info.offset = GPUVIRT_VGPU_REGION(info.index);
-
-	if (info.index == VFIO_PCI_BAR2_REGION_INDEX &&
-	    vgpu->vram_size < vgpu->bar2_size) {
-		int err = gpuvirt_vgpu_sparse_cap(vgpu, &info, arg);
-
-		if (err)
-			return err;
-	}
-	return copy_to_user((void __user *)arg, &info, minsz) ? -EFAULT : 0;
+	if (copy_to_user(uinfo, &info, minsz))
+		err = -EFAULT;
+out_free_caps:
+	kfree(caps.buf);
+	return err;
 }
+#endif
 
 static int gpuvirt_vgpu_irq_info(unsigned long arg)
 {
@@ -1060,8 +1067,10 @@ static long gpuvirt_vgpu_ioctl(struct vfio_device *vdev, unsigned int cmd,
 		return copy_to_user((void __user *)arg, &info, minsz) ?
 			-EFAULT : 0;
 	}
+#ifndef GPUVIRT_HAVE_VFIO_GET_REGION_INFO_CAPS
 	case VFIO_DEVICE_GET_REGION_INFO:
-		return gpuvirt_vgpu_region_info(vgpu, arg);
+		return gpuvirt_vgpu_region_info_ioctl(vdev, arg);
+#endif
 	case VFIO_DEVICE_GET_IRQ_INFO:
 		return gpuvirt_vgpu_irq_info(arg);
 	case VFIO_DEVICE_SET_IRQS:
@@ -1586,6 +1595,14 @@ static void gpuvirt_vgpu_release(struct vfio_device *vdev)
 	gpuvirt_vfio_release_done(vdev);
 }
 
+/* The core answers VFIO_DEVICE_GET_REGION_INFO through this (compat.h). */
+#ifdef GPUVIRT_HAVE_VFIO_GET_REGION_INFO_CAPS
+#define GPUVIRT_VGPU_REGION_INFO_OP					\
+	.get_region_info_caps = gpuvirt_vgpu_get_region_info,
+#else
+#define GPUVIRT_VGPU_REGION_INFO_OP
+#endif
+
 /* One guest ABI: the mdev vGPU and the VF vGPU differ only in init. */
 #define GPUVIRT_VGPU_OPS(init_fn) {					\
 	.name		= "gpuvirt-vgpu",				\
@@ -1597,6 +1614,7 @@ static void gpuvirt_vgpu_release(struct vfio_device *vdev)
 	.write		= gpuvirt_vgpu_write,				\
 	.mmap		= gpuvirt_vgpu_mmap,				\
 	.ioctl		= gpuvirt_vgpu_ioctl,				\
+	GPUVIRT_VGPU_REGION_INFO_OP					\
 	.request	= gpuvirt_vgpu_request,				\
 	GPUVIRT_VFIO_IOMMUFD_EMULATED_OPS				\
 }

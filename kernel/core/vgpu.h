@@ -335,8 +335,6 @@ struct gpuvirt_vgpu {
 	struct gpuvirt_migration mig;
 };
 
-int gpuvirt_vgpu_region_caps_put(struct vfio_region_info *info,
-				 unsigned long arg, struct vfio_info_cap *caps);
 int gpuvirt_mdev_init(void);
 void gpuvirt_mdev_exit(void);
 int gpuvirt_mdev_gpu_add(struct gpuvirt_gpu *gpu);

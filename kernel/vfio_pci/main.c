@@ -409,13 +409,16 @@ static const struct vfio_device_ops gpuvirt_vfio_pci_ops = {
 	.open_device	= gpuvirt_vfio_pci_open_device,
 	.close_device	= gpuvirt_vfio_pci_close_device,
 	.ioctl		= vfio_pci_core_ioctl,
+	GPUVIRT_VFIO_PCI_REGION_INFO_OPS
 	.device_feature	= vfio_pci_core_ioctl_feature,
 	.read		= vfio_pci_core_read,
 	.write		= vfio_pci_core_write,
 	.mmap		= vfio_pci_core_mmap,
 	.request	= vfio_pci_core_request,
 	.match		= vfio_pci_core_match,
+	GPUVIRT_VFIO_PCI_MATCH_TOKEN_OPS
 	GPUVIRT_VFIO_IOMMUFD_PHYSICAL_OPS
+	GPUVIRT_VFIO_IOMMUFD_PHYSICAL_PASID_OPS
 };
 
 static int gpuvirt_vfio_pci_iommu_group_show(struct seq_file *s, void *unused)
