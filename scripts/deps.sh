@@ -24,13 +24,15 @@ check_only=0
 # (scripts/mdev-samples.sh, the VM test of the other vGPU stacks).
 # pciutils reads the simulated GPUs' config space (lspci); libvirt's daemon,
 # QEMU driver and clients, mdevctl and udev are the node-device consumer of
-# selftests/vm/libvirt_nodedev.sh.
+# selftests/vm/libvirt_nodedev.sh. debootstrap and debian-archive-keyring
+# (bookworm's has trixie's keys) make the Debian 13 root of the trixie lanes
+# (scripts/trixie-root.sh).
 tools_pkgs=(build-essential pkg-config libmnl-dev libyaml-dev sparse cppcheck dkms kmod
 	    qemu-system-x86 busybox-static cpio xz-utils python3 python3-yaml
 	    python3-jsonschema linux-source-6.12 linux-source-6.1 debhelper dh-dkms lintian
 	    bc flex bison libelf-dev libssl-dev clang pciutils libvirt-daemon
 	    libvirt-daemon-driver-qemu libvirt-daemon-system libvirt-clients mdevctl
-	    udev)
+	    udev debootstrap debian-archive-keyring)
 
 newest_612() {
 	apt-cache pkgnames linux-headers-6.12. 2>/dev/null |
