@@ -37,6 +37,14 @@
 # GPUVIRT_VM_MODDIR=DIR takes its modules from DIR instead of
 # /lib/modules/KVER (the guest mounts DIR there). GPUVIRT_VM_AFTER_TEST=CMD
 # runs CMD in the guest after every test (see selftests/lib/guest-suite.sh).
+# Another root for the guest (the Debian 13 root of scripts/trixie-root.sh):
+# GPUVIRT_VM_ROOT=DIR (default /) makes DIR the guest's root file system,
+# read-only as the host's is, and takes the kernel from DIR/boot/vmlinuz-KVER
+# and its modules from DIR/lib/modules/KVER (GPUVIRT_VM_KERNEL and
+# GPUVIRT_VM_MODDIR still win); -k is then required. The guest finds DIR in
+# the host root share, and the repo is bound at its own path in DIR's tree
+# (selftests/lib/guest-init), so tests see DIR's binaries and libraries and
+# the same repo and build/ as with the host's root.
 #
 # Fixed guest PCI topology (q35, intel-iommu with interrupt remapping and
 # caching-mode; intel_iommu=on). Tests may rely on these addresses:
@@ -48,7 +56,8 @@
 #   0000:01:00.0  bochs-display (1234:1111) behind rp1, alone in its IOMMU group,
 #                 reset_method "bus"
 #   0000:00:07.0  edu (1234:11e8, class 00ff), a plain device
-#   0000:00:1d.0  virtio-9p-pci, tag "hostroot": host / read-only
+#   0000:00:1d.0  virtio-9p-pci, tag "hostroot": host / read-only (with
+#                 GPUVIRT_VM_ROOT too: the guest takes its root from it)
 #   0000:00:1e.0  virtio-9p-pci, tag "gvout": OUTDIR/guest read-write
 #   (00:00.0 host bridge and 00:1f.x ICH9 LPC/SATA/SMBus come with q35)
 #
@@ -108,17 +117,30 @@ for opt in "-t $vm_timeout" "-T $test_timeout"; do
 	esac
 done
 
+vmroot=${GPUVIRT_VM_ROOT:-/}
+[ -d "$vmroot" ] || die "GPUVIRT_VM_ROOT: no directory $vmroot"
+vmroot=$(cd "$vmroot" && pwd -P)
+if [ "$vmroot" != / ]; then
+	[ -n "$kver" ] || die "GPUVIRT_VM_ROOT=$vmroot needs -k KVER (e.g. scripts/kver.sh 13-6.12)"
+	if [ ! -x "$vmroot/bin/sh" ] || [ ! -x "$vmroot/usr/bin/env" ]; then
+		die "GPUVIRT_VM_ROOT: $vmroot is not a root file system (no /bin/sh)"
+	fi
+fi
 if [ -z "$kver" ]; then
 	kver=$("$SRC/scripts/kver.sh" 6.1) || die "no 6.1 kernel found (scripts/kver.sh 6.1)"
 fi
-kernel=${GPUVIRT_VM_KERNEL:-/boot/vmlinuz-$kver}
-moddir=${GPUVIRT_VM_MODDIR:-/lib/modules/$kver}
+kroot=${vmroot%/}
+kernel=${GPUVIRT_VM_KERNEL:-$kroot/boot/vmlinuz-$kver}
+moddir=${GPUVIRT_VM_MODDIR:-$kroot/lib/modules/$kver}
 [ -r "$kernel" ] || die "no kernel image $kernel"
 [ -d "$moddir" ] || die "no $moddir for the guest"
 command -v qemu-system-x86_64 >/dev/null ||
 	die "qemu-system-x86_64 not found; run scripts/deps.sh"
 case $SRC in
 *[[:space:]]*) die "the repo path '$SRC' contains white space; the guest cannot use it" ;;
+esac
+case $vmroot in
+*[[:space:]]*) die "the root path '$vmroot' contains white space; the guest cannot use it" ;;
 esac
 
 # Test selection, resolved here so that the host knows what should run.
@@ -190,7 +212,10 @@ bios=()
 # Debian's kernels (CONFIG_STRICT_DEVMEM); the debug kernel, built from
 # tinyconfig, has no /dev/mem and would not check (sim_pci.sh relies on it)
 append="console=ttyS0,115200 panic=-1 intel_iommu=on log_buf_len=4M no_timer_check iomem=strict"
-append+=" printk.devkmsg=on rdinit=/init $extra_append"
+append+=" printk.devkmsg=on rdinit=/init"
+# gvroot=DIR: the guest's root is DIR of the host root share (guest-init).
+[ "$vmroot" = / ] || append+=" gvroot=$vmroot"
+append+=" $extra_append"
 
 qemu=(qemu-system-x86_64 ${bios[@]+"${bios[@]}"}
 	-nodefaults -no-user-config -no-reboot
@@ -209,7 +234,9 @@ qemu=(qemu-system-x86_64 ${bios[@]+"${bios[@]}"}
 	-device virtio-9p-pci,fsdev=gvout,mount_tag=gvout,addr=0x1e.0
 )
 
-echo "vm-run: booting $kver from ${boot_image#$SRC/} (${#selected[@]} test(s), bound ${vm_timeout} s, logs in $outdir)" >&2
+rootnote=""
+[ "$vmroot" = / ] || rootnote=" with root $vmroot"
+echo "vm-run: booting $kver from ${boot_image#"$SRC"/}$rootnote (${#selected[@]} test(s), bound ${vm_timeout} s, logs in $outdir)" >&2
 t0=$(date +%s)
 set +e
 timeout -k 5 "$vm_timeout" "${qemu[@]}" > "$outdir/qemu.log" 2>&1 < /dev/null
