@@ -4,7 +4,12 @@
 # Run in the debug-kernel guest after every VM test (GPUVIRT_VM_AFTER_TEST of
 # selftests/vm-run.sh, DIR/after-test of selftests/lib/guest-suite.sh).
 #
-# Usage: selftests/debug/after-test.sh [--lockdep-only] N NAME
+# Usage: selftests/debug/after-test.sh [--ktap] [--lockdep-only] N NAME
+#
+# --ktap is for a KTAP producer that counts this check as its test N
+# (selftests/debug/commands.sh, fail-nth.sh): it waits 6 s first, kmemleak's
+# minimum object age, prints what it found as "# after: " lines, then
+# "ok N leaks after NAME" or "not ok N ...".
 #
 # --lockdep-only checks lockdep alone: two kmemleak scans cost 15 to 35 s
 # under TCG, and make check's debug lane scans once, after its last test
@@ -27,13 +32,34 @@
 set -uo pipefail
 
 scan=1
-if [ "${1:-}" = --lockdep-only ]; then
-	scan=0
+ktap=0
+while :; do
+	case ${1:-} in
+	--lockdep-only) scan=0 ;;
+	--ktap) ktap=1 ;;
+	*) break ;;
+	esac
 	shift
-fi
+done
 n=${1:-?}
 name=${2:-?}
 kl=/sys/kernel/debug/kmemleak
+
+if [ $ktap = 1 ]; then
+	sleep 6
+	opts=()
+	[ $scan = 1 ] || opts+=(--lockdep-only)
+	out=$("$0" ${opts[@]+"${opts[@]}"} "$n" "$name" 2>&1)
+	rc=$?
+	[ -z "$out" ] || sed 's/^/# after: /' <<<"$out"
+	if [ $rc -eq 0 ]; then
+		echo "ok $n leaks after $name"
+	else
+		echo "not ok $n leaks after $name # leak/lockdep check exit $rc"
+	fi
+	exit $rc
+fi
+
 rc=0
 
 if [ -r /proc/lockdep_stats ]; then

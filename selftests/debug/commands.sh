@@ -3,9 +3,9 @@
 #
 # The debug lane's commands (selftests/debug/COMMANDS), run in a guest of
 # the debug kernel by scripts/check-debug.sh (vm-run.sh --cmd): each one in
-# turn, its KTAP nested under its own result, then, after kmemleak's
-# minimum object age, selftests/debug/after-test.sh (a leak of ours or
-# lockdep switched off fails "leaks after NAME").
+# turn, its KTAP nested under its own result, then
+# selftests/debug/after-test.sh --ktap (a leak of ours or lockdep switched
+# off fails "leaks after NAME").
 #
 # Usage: selftests/debug/commands.sh [--full] [NAME...]
 #   --full  the "full" line of each name where it has one (make check-full);
@@ -81,15 +81,6 @@ for name in "${order[@]}"; do
 	fi
 
 	n=$((n + 1))
-	sleep 6
-	aout=$(selftests/debug/after-test.sh "$n" "$name" 2>&1)
-	arc=$?
-	sed 's/^/# after: /' <<<"$aout"
-	if [ $arc -eq 0 ]; then
-		echo "ok $n leaks after $name"
-	else
-		echo "not ok $n leaks after $name # leak/lockdep check exit $arc"
-		failed=$((failed + 1))
-	fi
+	selftests/debug/after-test.sh --ktap "$n" "$name" || failed=$((failed + 1))
 done
 [ $failed -eq 0 ]

@@ -113,7 +113,7 @@ reject() {
 modprobe -q vfio || { echo "1..0 # SKIP cannot load vfio"; exit 4; }
 # The span of several functions of one object file: lowest start, highest end.
 fn_span() {
-	local fn lo= hi= a b
+	local fn lo='' hi='' a b
 
 	for fn in "$@"; do
 		read -r a b < <(fn_range "$fn") || return 1
@@ -152,38 +152,21 @@ if [ $sampled = 1 ]; then
 	echo "# sample: the points n with n % ${GPUVIRT_FAILNTH_SAMPLE%%:*} == ${GPUVIRT_FAILNTH_SAMPLE#*:} of each path${GPUVIRT_FAILNTH_SEED:+ (seed $GPUVIRT_FAILNTH_SEED)}"
 fi
 echo "# not injected inside bus_register() ($r_bus) for modload-sim, the PCI core's probe.c ($r_pci) for sriov-enable, its bus.c and probe.c ($r_pf) for sim-add, vfio_create_group() ($r_vfio) for the other paths: their error paths WARN (see fail-nth.sh)"
-# The stack filter a path needs: "START END", and what it keeps out.
-range_of() {
+# The stack filter a path needs, "START END" in $range, and in $fn what it
+# keeps out.
+filter_of() {
 	case $1 in
-	modload-sim) echo "$r_bus" ;;
-	sriov-enable) echo "$r_pci" ;;
-	sim-add) echo "$r_pf" ;;
-	*) echo "$r_vfio" ;;
-	esac
-}
-fn_of() {
-	case $1 in
-	modload-sim) echo "bus_register()" ;;
-	sriov-enable) echo "the PCI core's probe.c" ;;
-	sim-add) echo "the PCI core's bus.c and probe.c" ;;
-	*) echo "vfio_create_group()" ;;
+	modload-sim) range=$r_bus fn="bus_register()" ;;
+	sriov-enable) range=$r_pci fn="the PCI core's probe.c" ;;
+	sim-add) range=$r_pf fn="the PCI core's bus.c and probe.c" ;;
+	*) range=$r_vfio fn="vfio_create_group()" ;;
 	esac
 }
 
 # The leak check after a group of paths (a sample: after the last path).
 leak_check() {
-	local g=$1 aout arc
 	n=$((n + 1))
-	sleep 6
-	aout=$(selftests/debug/after-test.sh "$n" "fail-nth $g" 2>&1)
-	arc=$?
-	sed 's/^/# after: /' <<<"$aout"
-	if [ $arc -eq 0 ]; then
-		echo "ok $n leaks after $g"
-	else
-		echo "not ok $n leaks after $g # leak/lockdep check exit $arc"
-		failed=$((failed + 1))
-	fi
+	selftests/debug/after-test.sh --ktap "$n" "fail-nth $1" || failed=$((failed + 1))
 }
 
 # Consecutive paths with the same stack filter (and, in a full sweep, of
@@ -198,17 +181,19 @@ t0=$(date +%s)
 i=0
 while [ $i -lt ${#paths[@]} ]; do
 	p=${paths[$i]}
-	range=$(range_of "$p")
-	fn=$(fn_of "$p")
 	run=("$p")
 	j=$((i + 1))
 	while [ $j -lt ${#paths[@]} ]; do
 		q=${paths[$j]}
-		[ "$(range_of "$q")" = "$range" ] || break
+		filter_of "$q"
+		first=$range
+		filter_of "$p"
+		[ "$range" = "$first" ] || break
 		[ $sampled = 1 ] || [ "${q%%-*}" = "${p%%-*}" ] || break
 		run+=("$q")
 		j=$((j + 1))
 	done
+	filter_of "$p"
 	s=$(date +%s)
 	# shellcheck disable=SC2086 # two words
 	if ! reject $range; then
@@ -248,7 +233,7 @@ while [ $i -lt ${#paths[@]} ]; do
 	i=$j
 	next=${paths[$i]:-}
 	if [ $sampled = 1 ]; then
-		[ -n "$next" ] || leak_check "the sample"
+		[ -n "$next" ] || leak_check sample
 	elif [ -z "$next" ] || [ "${next%%-*}" != "${p%%-*}" ]; then
 		leak_check "${p%%-*}-*"
 	fi

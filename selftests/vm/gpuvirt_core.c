@@ -193,7 +193,7 @@ FIXTURE_TEARDOWN(core)
  * over netlink and sysfs. A lock shared by the GPUs would hang this test
  * (the harness's time-out fails it).
  */
-TEST_F_TIMEOUT(core, stuck_vmm_blocks_only_its_gpu, 180)
+TEST_F(core, stuck_vmm_blocks_only_its_gpu)
 {
 	struct vfio_user u;
 	char val[64];
@@ -302,7 +302,7 @@ static void events_drain(struct events *ev)
 		EXPECT_EQ(1u, (ev)->n[cmd]);				\
 } while (0)
 
-TEST_F_TIMEOUT(core, every_change_is_announced_once, 120)
+TEST_F(core, every_change_is_announced_once)
 {
 	struct events ev = {};
 	char val[64];
@@ -397,7 +397,7 @@ TEST_F_TIMEOUT(core, every_change_is_announced_once, 120)
  * goes away, is flagged NLM_F_DUMP_INTR, as every other dump is; the same
  * dump unread by a change is whole and unflagged.
  */
-TEST_F_TIMEOUT(core, gpu_dump_interrupted_by_a_change_is_flagged, 240)
+TEST_F(core, gpu_dump_interrupted_by_a_change_is_flagged)
 {
 	unsigned int i, rounds = 0, intr = 0;
 	char buf[GV_NLBUF], small[4096];

@@ -341,7 +341,7 @@ static int dir_entries(const char *path)
  * sim0, the core's debugfs), and no mdev created is ever seen in the sriov
  * model. The counts show that both sides ran.
  */
-TEST_F_TIMEOUT(host, no_mdev_vgpu_in_the_sriov_model, 240)
+TEST_F(host, no_mdev_vgpu_in_the_sriov_model)
 {
 	volatile bool stop = false;
 	struct creator c = { .uuid = UUID_A, .stop = &stop };
@@ -641,7 +641,7 @@ static int held_vgpu_make(const char *how, struct nl *nl, char *name,
  * function's files gone (the driver core removes them before the driver),
  * so they find it gone. (sim0 on the sim bus is gone at once.)
  */
-TEST_F_TIMEOUT(removal, waiting_for_a_vm_blocks_nobody_else, 240)
+TEST_F(removal, waiting_for_a_vm_blocks_nobody_else)
 {
 	bool vf = !strcmp(variant->how, "vf");
 	char type[16];

@@ -760,7 +760,7 @@ TEST_F(sched, default_slice_follows_vgpu_count)
  * in live under the same four: 1/4 each never leaves the GPU idle, so the
  * four deliver what they did under best effort.
  */
-TEST_F_TIMEOUT(sched, best_effort_shares_evenly, 90)
+TEST_F(sched, best_effort_shares_evenly)
 {
 	struct window w, eq;
 	int i, ratio;
@@ -831,7 +831,7 @@ TEST_F_TIMEOUT(sched, best_effort_shares_evenly, 90)
  */
 #define LAG_WANT_NS	500000000ULL
 #define COPY_LEN	(4u << 20)
-TEST_F_TIMEOUT(sched, policy_change_on_a_lagging_engine, 120)
+TEST_F(sched, policy_change_on_a_lagging_engine)
 {
 	const uint32_t copy[] = {
 		GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_COPY, 7, 0),
@@ -893,7 +893,7 @@ TEST_F_TIMEOUT(sched, policy_change_on_a_lagging_engine, 120)
  * Equal share, four vGPUs open, two of them busy: each busy one gets 1/4
  * and the two idle quarters stay idle (GPU ~50 % busy).
  */
-TEST_F_TIMEOUT(sched, equal_share_keeps_idle_shares_idle, 90)
+TEST_F(sched, equal_share_keeps_idle_shares_idle)
 {
 	struct window w;
 
@@ -920,7 +920,7 @@ TEST_F_TIMEOUT(sched, equal_share_keeps_idle_shares_idle, 90)
  * all of the GPU alone and 1/4 with the neighbours, so both windows tell
  * the policies apart.
  */
-TEST_F_TIMEOUT(sched, fixed_share_ignores_neighbours, 90)
+TEST_F(sched, fixed_share_ignores_neighbours)
 {
 	struct window w;
 	int i;
@@ -949,7 +949,7 @@ TEST_F_TIMEOUT(sched, fixed_share_ignores_neighbours, 90)
 }
 
 /* Weighted 1:3 splits a fully busy engine 25/75. */
-TEST_F_TIMEOUT(sched, weighted_follows_weights, 90)
+TEST_F(sched, weighted_follows_weights)
 {
 	struct window w;
 
@@ -969,7 +969,7 @@ TEST_F_TIMEOUT(sched, weighted_follows_weights, 90)
 }
 
 /* A cap holds even with the GPU otherwise idle under best effort. */
-TEST_F_TIMEOUT(sched, cap_limits_a_lone_vgpu, 90)
+TEST_F(sched, cap_limits_a_lone_vgpu)
 {
 	struct window w;
 
@@ -985,7 +985,7 @@ TEST_F_TIMEOUT(sched, cap_limits_a_lone_vgpu, 90)
 }
 
 /* A minimum beats the weights: weight 1 with min 60 % vs weight 9. */
-TEST_F_TIMEOUT(sched, min_beats_weights, 90)
+TEST_F(sched, min_beats_weights)
 {
 	struct window w;
 
@@ -1012,7 +1012,7 @@ TEST_F_TIMEOUT(sched, min_beats_weights, 90)
  * every client checks all of its results and that DONE counts every packet
  * it submitted, and the core counted the same packets.
  */
-TEST_F_TIMEOUT(sched, live_policy_change_loses_nothing, 90)
+TEST_F(sched, live_policy_change_loses_nothing)
 {
 	unsigned long long packets, work_ns;
 	struct load_result res[MAXV];

@@ -19,6 +19,19 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/*
+ * The harness's timeout is a hang detector, not a speed limit: its 30 s
+ * default is what a test of many vGPUs takes on the KASAN kernel under TCG
+ * while other guests load the host. Every test that does not ask for more
+ * (TEST_F_TIMEOUT) gets 300 s; the runner's own bound per program
+ * (selftests/vm-run.sh -T) stays the backstop. The harness is included
+ * first, so this is seen by every TEST_F that follows.
+ */
+#ifdef TEST_TIMEOUT_DEFAULT
+#undef TEST_TIMEOUT_DEFAULT
+#define TEST_TIMEOUT_DEFAULT 300
+#endif
+
 #define GV_SIM_BUS	"/sys/bus/gpuvirt_sim"
 #define GV_DEBUGFS	"/sys/kernel/debug/gpuvirt"
 #define GV_SIM_DEBUGFS	"/sys/kernel/debug/gpuvirt_sim"

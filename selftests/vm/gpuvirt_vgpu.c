@@ -1170,7 +1170,7 @@ static bool storm_enough(struct storm *st, int n)
 	return true;
 }
 
-TEST_F_TIMEOUT(vgpu, set_irqs_concurrent, 90)
+TEST_F(vgpu, set_irqs_concurrent)
 {
 	const uint32_t fence[] = { GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_FENCE, 4,
 						    GPUVIRT_VGPU_PKT_FLAG_IRQ),
