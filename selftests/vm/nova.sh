@@ -1,0 +1,333 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# OpenStack Nova's own libvirt driver on gpuvirt: Debian 12's python3-nova
+# (26.2.2, "Zed"), unmodified, against Debian's libvirtd 9.0 in the test VM,
+# on two simulated H200s. selftests/vm/nova/compute.py loads the driver as
+# nova-compute does and calls its own methods (init_host,
+# update_provider_tree, _allocate_mdevs, spawn, destroy); this script
+# configures it as an admin would (nova.conf) and checks what Nova reports
+# against what the kernel did: sysfs, gpuvirtctl (netlink) and the core's
+# and the sim's debugfs. Checked:
+#   - the VGPU inventory of each GPU equals sysfs (available_instances plus
+#     the vGPUs of the type already there), with one enabled type and with
+#     two, each tied to a GPU by [mdev_<type>] device_addresses (one with
+#     its own mdev_class);
+#   - a free vGPU is reused, not another made;
+#   - spawn makes the vGPU on the GPU's PCI function that the allocation
+#     named, and the domain built by Nova's config code starts (paused)
+#     with it: QEMU holds it open, and closes it when Nova destroys the
+#     instance;
+#   - a full GPU is refused with ComputeResourcesUnavailable, and nothing
+#     is written: the vGPUs in sysfs and debugfs, and the calls Nova's
+#     privsep daemon served, are the same before and after;
+#   - MIG-backed types count one per GPU instance with room, and Nova's
+#     vGPU, made through the PCI function, lands on a GPU instance.
+#
+# Real: Nova's driver code and config, its privsep daemon (privsep-helper
+# with Nova's sys_admin context, which writes the mdev's create file),
+# libvirtd, udev, mdevctl and QEMU (TCG). Stood in for (compute.py says
+# how): the database, Placement, Glance, Neutron, the compute manager and
+# RPC. The privsep daemon is started without sudo (the test runs as root).
+# Nova needs a host name (the test sets one in a UTS namespace of its own)
+# and, with loopback down, hangs at its first libvirt call: eventlet's
+# thread pool signals over 127.0.0.1. compute.py runs in a network
+# namespace of its own with lo up (gpuvirtctl's netlink family lives in
+# the initial one). KTAP.
+
+# shellcheck source=selftests/lib/vmtest.sh
+. "${GPUVIRT_SRC:-.}/selftests/lib/vmtest.sh" || exit 1
+vmt_init
+# shellcheck source=selftests/lib/libvirt.sh
+. selftests/lib/libvirt.sh
+
+PCI=/sys/bus/pci/devices
+G0=8000:00:00.0
+G1=8001:00:00.0
+N0=pci_8000_00_00_0
+N1=pci_8001_00_00_0
+T35=gpuvirt_sim-H200-35C
+T141=gpuvirt_sim-H200-141C
+TMIG=gpuvirt_sim-H200-1-18C
+UF=3b1e6f0c-7d2a-4c59-9e41-00000000a0f1	# made by gpuvirtctl, free for Nova
+DP=/usr/lib/python3/dist-packages
+
+if missing=$(libvirt_missing); then
+	vmt_skip "$missing is not installed (scripts/deps.sh installs libvirt, mdevctl, udev)"
+fi
+[ -e $DP/nova/virt/libvirt/driver.py ] && [ -e $DP/libvirt.py ] ||
+	vmt_skip "no Nova (scripts/deps.sh installs python3-nova and python3-libvirt)"
+vmt_need_cmds privsep-helper ip
+vmt_need_modules gpuvirt gpuvirt_sim
+vmt_need_ctl
+# a host name of the test's own, then libvirt's private mount namespace
+if [ -z "${GV_NOVA_UTS:-}" ]; then
+	export GV_NOVA_UTS=1
+	exec unshare -u bash "$0" "$@"
+fi
+libvirt_enter "$@"
+echo gv-compute >/proc/sys/kernel/hostname
+vmt_tmpdir
+NLOG=$T/nova.log
+# libvirt_start hides /run: Nova's and libvirtd's logs go to the runner's
+# output share (OUTDIR/guest/) through a bind mount
+OUT=
+if [ -d /run/gvout ]; then
+	mkdir -p /tmp/gv-nova-out && mount --bind /run/gvout /tmp/gv-nova-out &&
+		OUT=/tmp/gv-nova-out
+fi
+
+cleanup() {
+	local d g
+
+	if [ "$KTAP_FAIL" -ne 0 ]; then
+		ktap_diag "compute.py's stderr:" "$(tail -n 20 "$T/compute.err" 2>/dev/null)"
+		ktap_diag "Nova's log (errors):" "$(grep -E ' (ERROR|WARNING) ' "$NLOG" 2>/dev/null | tail -n 30)"
+		ktap_diag "libvirtd's log:" "$(tail -n 20 "$LIBVIRT_LOG" 2>/dev/null)"
+	fi
+	if [ -n "${NOVA_PID:-}" ]; then
+		echo quit >&$NOUT
+		wait "$NOVA_PID"
+	fi 2>/dev/null
+	for d in gv-vm1 gv-vm2; do
+		$VIRSH destroy "$d" >/dev/null 2>&1
+	done
+	for d in $($VIRSH list --all --name 2>/dev/null); do
+		$VIRSH undefine "$d" >/dev/null 2>&1
+	done
+	libvirt_stop
+	if [ -n "$OUT" ]; then
+		cp "$NLOG" "$OUT/nova.log"
+		cp "$LIBVIRT_LOG" "$OUT/nova-libvirtd.log"
+		cp "$T/gv-vm1.xml" "$OUT/nova-gv-vm1.xml"
+		umount "$OUT"
+	fi 2>/dev/null
+	vmt_remove_mdevs
+	for g in 0 1 2; do "$CTL" mig destroy gpu 0 gi $g >/dev/null 2>&1; done
+	for g in 0 1; do echo $g >$BUS/del_device; done 2>/dev/null
+	vmt_unload gpuvirt_sim gpuvirt
+}
+vmt_on_exit cleanup
+
+# nova CMD...: one command to compute.py; its reply in $R
+nova() {
+	R=
+	if [ -z "${NOVA_PID:-}" ]; then
+		echo "# nova $*: compute.py is not running"
+		return 1
+	fi
+	echo "$*" >&$NOUT
+	if ! read -r -t 150 R <&$NIN; then
+		echo "# nova $*: no answer; compute.py stopped"
+		vmt_reap NOVA_PID
+		NOVA_PID=
+		return 1
+	fi
+	echo "# ${SECONDS}s nova $*: $R"
+	[ "${R%% *}" = ok ]
+}
+
+# nova.conf: the common part, then the [devices] lines given; and the
+# directories that Debian's nova-common package would make
+nova_conf() {
+	mkdir -p "$T/nova/instances" "$T/nova/locks"
+	cat >"$T/nova.conf" <<EOF
+[DEFAULT]
+compute_driver = libvirt.LibvirtDriver
+state_path = $T/nova
+instances_path = $T/nova/instances
+log_file = $NLOG
+debug = True
+[libvirt]
+virt_type = qemu
+images_type = raw
+[oslo_concurrency]
+lock_path = $T/nova/locks
+[nova_sys_admin]
+helper_command = privsep-helper --config-file $T/nova.conf
+EOF
+	printf '%s\n' "$@" >>"$T/nova.conf"
+}
+
+# sysfs_total BDF TYPE: what the type of the GPU at BDF can still make
+# plus the vGPUs of the type on it, in $total
+sysfs_total() {
+	local d n=0
+
+	read -r total <"$PCI/$1/mdev_supported_types/$2/available_instances" || return 1
+	for d in "$PCI/$1"/????????-????-????-????-????????????; do
+		[ "$d/mdev_type" -ef "$PCI/$1/mdev_supported_types/$2" ] && n=$((n + 1))
+	done
+	total=$((total + n))
+}
+
+# expect_inventory DEV/RC/BDF/TYPE...: Nova's inventory is, for each GPU,
+# its resource class with sysfs's total (and max_unit the same)
+expect_inventory() {
+	local a want=ok
+
+	for a; do
+		IFS=/ read -r dev rc bdf type <<<"$a"
+		sysfs_total "$bdf" "$type" || return 1
+		want+=" $dev=$rc:$total:$total"
+		echo "# sysfs: $bdf $type: $total"
+	done
+	nova inventory
+	[ "$R" = "$want" ] || { echo "# Nova's inventory is not sysfs's: $want"; return 1; }
+}
+
+# count_vgpus: the vGPUs in sysfs, in the core's debugfs and its
+# schedulers, and those Nova's log says it made, in $count
+count_vgpus() {
+	local d s m=0 v=0 p=0 l
+
+	for d in /sys/bus/mdev/devices/*; do [ -e "$d" ] && m=$((m + 1)); done
+	for d in "$CORE"/sim*/vgpus/*; do [ -e "$d" ] && v=$((v + 1)); done
+	s=
+	for d in "$CORE"/sim*/sched; do
+		while read -r l; do
+			[[ $l == vgpus:* ]] && s+="${l#vgpus: }/"
+		done <"$d"
+	done
+	while read -r l; do
+		[[ $l == *"Created mdev: "* ]] && p=$((p + 1))
+	done <"$NLOG"
+	count="sysfs $m debugfs $v sched $s nova $p"
+}
+
+# mdev_on UUID BDF TYPE: the vGPU is in sysfs under the function BDF, of
+# TYPE
+mdev_on() {
+	[ -e "/sys/bus/mdev/devices/$1" ] && [ "/sys/bus/mdev/devices/$1/.." -ef "$PCI/$2" ] &&
+		[ "/sys/bus/mdev/devices/$1/mdev_type" -ef "$PCI/$2/mdev_supported_types/$3" ] || {
+		echo "# $1 is not a $3 vGPU on $2"
+		return 1
+	}
+}
+
+# is_open UUID 0|1: the core's scheduler says the vGPU is (not) open, and
+# so does gpuvirtctl
+is_open() {
+	local g
+
+	for g in "$CORE"/sim*/vgpus/"$1"/sched; do
+		debugfs_is "$g" open "$2" || return 1
+	done
+	run -j vgpu show uuid "$1"
+	if [ "$2" = 1 ]; then has "$T/out" '"open":true'; else has "$T/out" '"open":false'; fi
+}
+
+ktap_plan 12
+
+# Nova starts importing (most of a minute under TCG) while the GPUs and
+# libvirtd come up
+nova_conf "[devices]" "enabled_mdev_types = $T35"
+coproc NOVA {
+	exec unshare -n bash -c 'ip link set lo up && exec /usr/bin/python3 "$0" "$1"' \
+		selftests/vm/nova/compute.py "$T" 2>"$T/compute.err"
+}
+# bash forgets a coproc's fds when it ends: keep them
+NOVA_PID=$NOVA_PID
+exec {NIN}<&"${NOVA[0]}" {NOUT}>&"${NOVA[1]}"
+
+# 1: two GPUs, one vGPU made outside Nova, libvirtd, and Nova started
+vmt_load gpuvirt gpuvirt_sim && echo "0 h200-141gb" >$BUS/new_device &&
+	echo "1 h200-141gb" >$BUS/new_device && libvirt_start &&
+	"$CTL" vgpu add gpu 0 type H200-35C uuid $UF >/dev/null
+ok=$?
+read -r -t 280 R <&$NIN
+echo "# compute.py: $R"
+[ $ok -eq 0 ] && [ "$R" = ready ] && nova reload "$T/nova.conf" && [ "$R" = "ok gv-compute" ] &&
+	debugfs_is "$HW/sim0/hw" pci "$G0" && debugfs_is "$HW/sim1/hw" pci "$G1"
+ktap_result $? "Nova's libvirt driver starts (init_host) on node gv-compute, with the H200s sim0 at $G0 and sim1 at $G1"
+
+# 2: one enabled type, for every GPU
+expect_inventory "$N0/VGPU/$G0/$T35" "$N1/VGPU/$G1/$T35" && [ "$total" = 4 ] &&
+	sysfs_is "$PCI/$G0/mdev_supported_types/$T35/available_instances" 3
+ktap_result $? "enabled_mdev_types = H200-35C: each GPU's VGPU inventory equals sysfs (4, and 3 + 1 on sim0)"
+
+# 3: a free vGPU is taken as it is
+count_vgpus
+before=$count
+nova allocate $N0 1 && [ "$R" = "ok $UF" ] && count_vgpus && [ "$count" = "$before" ] &&
+	mdev_on $UF $G0 $T35
+ktap_result $? "an allocation on sim0 reuses the free vGPU $UF; nothing is made ($count)"
+
+# 4: two types, each on its GPU; one with a resource class of its own
+nova_conf "[devices]" "enabled_mdev_types = $T35, $T141" \
+	"[mdev_$T35]" "device_addresses = $G0" \
+	"[mdev_$T141]" "device_addresses = $G1" "mdev_class = CUSTOM_H200_141C"
+nova reload "$T/nova.conf" &&
+	expect_inventory "$N0/VGPU/$G0/$T35" "$N1/CUSTOM_H200_141C/$G1/$T141" && [ "$total" = 1 ]
+ktap_result $? "two types tied to GPUs by device_addresses: VGPU on sim0 and CUSTOM_H200_141C on sim1 equal sysfs"
+
+# 5, 6: a build on sim1: Nova makes the vGPU there and the domain starts
+count_vgpus
+before=$count
+nova spawn gv-vm1 $N1
+ok=$?
+read -r _ DOM1 ST1 U1 _ <<<"$R"
+[ $ok -eq 0 ] && [ -n "$U1" ] && mdev_on "$U1" $G1 $T141 && [ -d "$CORE/sim1/vgpus/$U1" ] &&
+	debugfs_is "$CORE/sim1/sched" vgpus 1 && debugfs_is "$CORE/sim0/sched" vgpus 1 &&
+	run -j vgpu show uuid "$U1" && has "$T/out" '"gpu":1' && has "$T/out" '"type":"H200-141C"' &&
+	grep -q "Created mdev: $U1 on pGPU: $G1" "$NLOG" && nova listed "$U1"
+ktap_result $? "spawn with CUSTOM_H200_141C: Nova's privsep daemon made $U1 on $G1 (sysfs, netlink, debugfs of sim1)"
+
+grep -A3 "<hostdev " "$T/gv-vm1.xml" | diag_file /dev/stdin
+[ "$ST1" = paused ] && has "$T/gv-vm1.xml" "<hostdev mode='subsystem' type='mdev' managed='no' model='vfio-pci'" &&
+	has "$T/gv-vm1.xml" "<address uuid='$U1'/>" &&
+	[ "$($VIRSH domstate "$DOM1" 2>&1)" = paused ] && is_open "$U1" 1
+ktap_result $? "the domain Nova built ($DOM1) has $U1 as an mdev hostdev; it started, and QEMU holds the vGPU open"
+
+# 7: sim1 is full: Nova refuses, and nothing is written
+count_vgpus
+before=$count
+nofree=$(grep -c "Failed to create mdev. No free space found .*'$N1'" "$NLOG")
+nova allocate $N1 1
+[[ $R == "refused ComputeResourcesUnavailable: "* ]] && count_vgpus && [ "$count" = "$before" ] &&
+	sysfs_is "$PCI/$G1/mdev_supported_types/$T141/available_instances" 0 &&
+	[ "$(grep -c "Failed to create mdev. No free space found .*'$N1'" "$NLOG")" = $((nofree + 1)) ]
+ktap_result $? "another allocation on the full sim1: ComputeResourcesUnavailable, nothing made ($count)"
+
+# 8: the inventory counts the vGPU in use
+expect_inventory "$N0/VGPU/$G0/$T35" "$N1/CUSTOM_H200_141C/$G1/$T141" && [ "$total" = 1 ]
+ktap_result $? "with the instance running: the inventory still equals sysfs (sim1: 0 left + 1 in use)"
+
+# 9: destroy: QEMU closes the vGPU; Nova keeps it for the next
+nova destroy gv-vm1 && ! $VIRSH domstate "$DOM1" >/dev/null 2>&1 && is_open "$U1" 0 &&
+	mdev_on "$U1" $G1 $T141
+ktap_result $? "Nova destroys the instance: the domain is gone, the vGPU closed and kept"
+
+# 10: ... and takes it again
+count_vgpus
+before=$count
+nova allocate $N1 1 && [ "$R" = "ok $U1" ] && count_vgpus && [ "$count" = "$before" ]
+ktap_result $? "the next allocation on sim1 reuses $U1 ($count)"
+
+# 11, 12: MIG on sim0 with GIs 1g, 1g, 3g; Nova offers H200-1-18C there
+echo 1 >/sys/bus/mdev/devices/$UF/remove && "$CTL" mig mode gpu 0 on >/dev/null &&
+	"$CTL" mig create gpu 0 profile 1g.18gb >/dev/null &&
+	"$CTL" mig create gpu 0 profile 1g.18gb >/dev/null &&
+	"$CTL" mig create gpu 0 profile 3g.71gb >/dev/null
+ok=$?
+nova_conf "[devices]" "enabled_mdev_types = $TMIG, $T141" \
+	"[mdev_$TMIG]" "device_addresses = $G0" \
+	"[mdev_$T141]" "device_addresses = $G1" "mdev_class = CUSTOM_H200_141C"
+gis=0
+for g in /sys/class/mdev_bus/sim0-gi*/mdev_supported_types/gpuvirt_gi-H200-1-18C/available_instances; do
+	[ -e "$g" ] && read -r n <"$g" && gis=$((gis + n))
+done
+[ $ok -eq 0 ] && nova reload "$T/nova.conf" &&
+	expect_inventory "$N0/VGPU/$G0/$TMIG" "$N1/CUSTOM_H200_141C/$G1/$T141" &&
+	[ "${R#ok $N0=VGPU:}" != "$R" ] && [[ $R == "ok $N0=VGPU:$gis:$gis "* ]] && [ $gis = 2 ]
+ktap_result $? "MIG mode, GIs 1g,1g,3g, enabled H200-1-18C: sim0's VGPU inventory is one per 1g GI ($gis), as sysfs"
+
+nova allocate $N0 1
+read -r _ U2 _ <<<"$R"
+[ -n "$U2" ] && mdev_on "$U2" $G0 $TMIG && run -j vgpu show uuid "$U2" && has "$T/out" '"gi":0' &&
+	debugfs_is "$CORE/sim0/gis/0/info" vgpus 1 && debugfs_is "$CORE/sim0/gis/1/info" vgpus 0 &&
+	nova listed "$U2" && expect_inventory "$N0/VGPU/$G0/$TMIG" "$N1/CUSTOM_H200_141C/$G1/$T141" &&
+	[[ $R == "ok $N0=VGPU:2:2 "* ]]
+ktap_result $? "Nova makes a MIG-backed vGPU through $G0: it is on GI 0; the inventory stays 2 (1 left + 1 made)"
+
+ktap_finish

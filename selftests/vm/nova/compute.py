@@ -1,0 +1,343 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# A stand-in for nova-compute's manager around OpenStack Nova's own libvirt
+# driver (nova.virt.libvirt.driver.LibvirtDriver, as Debian ships it,
+# unmodified), for selftests/vm/nova.sh. It loads the driver as
+# nova-compute does and calls the driver's own methods in the order a
+# compute service does: init_host, update_provider_tree (the inventory),
+# _allocate_mdevs and spawn (a build), destroy.
+#
+# What needs a whole cloud is stood in for here, and only that:
+#   - the database: Instance.save() and Service.save() keep nothing,
+#     InstanceList.get_by_host() (init_host's look for instances already on
+#     the host) finds none, and Service.get_by_compute_host() finds this
+#     host's nova-compute, enabled; instances and flavors are built in
+#     memory as the API and the conductor would hand them over;
+#   - Placement: one ProviderTree per driver, kept across inventory calls as
+#     the report client keeps its cache; an allocation is the dict Placement
+#     returns, against the child provider the driver made for a GPU, with
+#     that provider's resource class;
+#   - Glance: the image cache (instances_path/_base) already holds the
+#     image, a raw file of zeros, so the image backend copies it rather than
+#     downloading it; the image's metadata is built in memory;
+#   - Neutron: no ports (an empty network_info), so no events to wait for:
+#     the VirtAPI's wait_for_instance_event waits for none;
+#   - the compute manager and RPC: this program, driven by commands on
+#     stdin, one reply line each on stdout:
+#
+#   (at start, once Nova is imported)
+#                        -> ready
+#   reload CONF          parse CONF as nova-compute does, load the driver
+#                        (a compute restart), init_host
+#                        -> ok NODENAME
+#   inventory            update_provider_tree -> ok DEV=RC:TOTAL:MAX_UNIT...
+#                        (the GPU child providers, by libvirt device name)
+#   allocate DEV N       _allocate_mdevs of N against DEV's provider
+#                        -> ok UUID... | refused EXCEPTION: MESSAGE
+#   listed UUID          wait until libvirt lists the mdev (udev told it)
+#                        -> ok MDEV_NODE_NAME
+#   spawn NAME DEV       spawn an instance NAME with 1 of DEV's resource
+#                        class (power_on=False), then start it paused with
+#                        Nova's Guest.launch; XML in OUTDIR/NAME.xml
+#                        -> ok DOMAIN STATE MDEV...
+#   destroy NAME         destroy (power off, undefine, delete its files)
+#                        -> ok
+#   quit
+#
+# Anything else, or a Nova error where none was expected, replies
+# "error EXCEPTION: MESSAGE".
+#
+# Usage: compute.py OUTDIR < commands
+
+# As nova-compute does (nova/cmd/__init__.py): eventlet first.
+import nova.monkey_patch  # noqa: F401
+
+import contextlib  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import traceback  # noqa: E402
+
+from oslo_log import log as logging  # noqa: E402
+from oslo_utils import uuidutils  # noqa: E402
+
+import nova.conf  # noqa: E402
+from nova import config  # noqa: E402
+from nova import context as nova_context  # noqa: E402
+from nova import exception  # noqa: E402
+from nova import objects  # noqa: E402
+from nova import utils  # noqa: E402
+from nova.compute import provider_tree  # noqa: E402
+from nova.compute import power_state  # noqa: E402
+from nova.network import model as network_model  # noqa: E402
+from nova.virt import driver as virt_driver  # noqa: E402
+from nova.virt import virtapi  # noqa: E402
+from nova.virt.libvirt import imagecache  # noqa: E402
+
+CONF = nova.conf.CONF
+LOG = logging.getLogger('gpuvirt.nova-test')
+IMAGE_ID = '6a7e0c55-9d1b-4c3e-8f0a-00000000c0de'
+STATES = {
+    power_state.RUNNING: 'running',
+    power_state.PAUSED: 'paused',
+    power_state.SHUTDOWN: 'shutdown',
+    power_state.NOSTATE: 'nostate',
+    power_state.CRASHED: 'crashed',
+    power_state.SUSPENDED: 'suspended',
+}
+
+
+class VirtAPI(virtapi.VirtAPI):
+    """The compute manager's side of the driver: no ports, no events."""
+
+    @contextlib.contextmanager
+    def wait_for_instance_event(self, instance, event_names, deadline=300,
+                                error_callback=None):
+        if event_names:
+            raise exception.NovaException('no Neutron to send %s' %
+                                          event_names)
+        yield
+
+
+class Compute:
+    def __init__(self, outdir):
+        self.outdir = outdir
+        self.ctx = None
+        self.drv = None
+        self.node = None
+        self.tree = None
+        self.instances = {}
+        self.logging = False
+
+    # --- the database and Placement, stood in for --------------------------
+
+    @staticmethod
+    def stand_in_database():
+        def save(inst, *args, **kwargs):
+            inst.obj_reset_changes()
+
+        def get_by_host(cls, context, host, *args, **kwargs):
+            return objects.InstanceList(objects=[])
+
+        def get_by_compute_host(cls, context, host, *args, **kwargs):
+            service = objects.Service(context=context, id=1, host=host,
+                                      binary='nova-compute', topic='compute',
+                                      disabled=False, disabled_reason=None,
+                                      forced_down=False)
+            service.obj_reset_changes()
+            return service
+
+        def no_vifs(cls, context, instance_uuid, *args, **kwargs):
+            return objects.VirtualInterfaceList(objects=[])
+
+        def no_bdms(cls, context, instance_uuid, *args, **kwargs):
+            return objects.BlockDeviceMappingList(objects=[])
+
+        objects.VirtualInterfaceList.get_by_instance_uuid = classmethod(no_vifs)
+        objects.BlockDeviceMappingList.get_by_instance_uuid = classmethod(
+            no_bdms)
+        objects.Instance.save = save
+        objects.Service.save = save
+        objects.InstanceList.get_by_host = classmethod(get_by_host)
+        objects.Service.get_by_compute_host = classmethod(get_by_compute_host)
+
+    def provider(self, dev):
+        name = '%s_%s' % (self.node, dev)
+        data = self.drv.provider_tree.data(name)
+        rcs = list(data.inventory)
+        return data.uuid, rcs[0]
+
+    def allocations(self, dev, n):
+        rp, rc = self.provider(dev)
+        return {rp: {'generation': 1, 'resources': {rc: n}}}
+
+    # --- commands ---------------------------------------------------------
+
+    def reload(self, conf):
+        argv = ['nova-compute', '--config-file', conf]
+        # parsed again on a reload, as a restarted nova-compute would
+        CONF.clear()
+        config.parse_args(argv, configure_db=False, init_rpc=False)
+        if not self.logging:
+            logging.setup(CONF, 'nova')
+            objects.register_all()
+            self.stand_in_database()
+            self.logging = True
+        self.ctx = nova_context.get_admin_context()
+        self.drv = virt_driver.load_compute_driver(VirtAPI(),
+                                                   CONF.compute_driver)
+        # what ComputeManager.init_host does before the driver's
+        nova.conf.neutron.register_dynamic_opts(CONF)
+        nova.conf.devices.register_dynamic_opts(CONF)
+        self.drv.init_host(host=CONF.host)
+        self.node = self.drv.get_available_nodes()[0]
+        self.tree = provider_tree.ProviderTree()
+        self.tree.new_root(self.node, uuidutils.generate_uuid())
+        return self.node
+
+    def inventory(self):
+        self.drv.update_provider_tree(self.tree, self.node)
+        out = []
+        root = self.tree.data(self.node)
+        for uuid in sorted(self.tree.get_provider_uuids(self.node)):
+            data = self.tree.data(uuid)
+            if data.parent_uuid != root.uuid:
+                continue
+            dev = data.name[len(self.node) + 1:]
+            for rc, inv in sorted(data.inventory.items()):
+                out.append('%s=%s:%d:%d' % (dev, rc, inv['total'],
+                                            inv['max_unit']))
+        return ' '.join(sorted(out))
+
+    def allocate(self, dev, n):
+        try:
+            mdevs = self.drv._allocate_mdevs(self.allocations(dev, int(n)))
+        except exception.ComputeResourcesUnavailable as e:
+            return None, 'refused %s: %s' % (type(e).__name__, e)
+        return ' '.join(mdevs), None
+
+    def listed(self, uuid):
+        want = 'mdev_' + uuid.replace('-', '_')
+        for _ in range(80):
+            for name in self.drv._host.list_mediated_devices():
+                if name.startswith(want):
+                    return name
+            time.sleep(0.25)
+        raise exception.NovaException('libvirt does not list %s' % uuid)
+
+    def new_instance(self, name, dev):
+        _, rc = self.provider(dev)
+        n = len(self.instances) + 1
+        flavor = objects.Flavor(
+            id=n, flavorid='gv-%s' % rc.lower(), name='gv.%s' % rc.lower(),
+            memory_mb=64, vcpus=1, root_gb=0, ephemeral_gb=0, swap=0,
+            rxtx_factor=1.0, vcpu_weight=0, disabled=False, is_public=True,
+            description=None, extra_specs={'resources:%s' % rc: '1'})
+        # every field set: a missing one would be lazy-loaded from the
+        # database
+        return objects.Instance(
+            context=self.ctx, id=n, uuid=uuidutils.generate_uuid(),
+            display_name=name, display_description='', hostname=name,
+            host=CONF.host, node=self.node, launched_on=CONF.host,
+            project_id='gpuvirt', user_id='gpuvirt', image_ref=IMAGE_ID,
+            kernel_id='', ramdisk_id='', flavor=flavor, old_flavor=None,
+            new_flavor=None, instance_type_id=flavor.id,
+            memory_mb=flavor.memory_mb, vcpus=flavor.vcpus, root_gb=0,
+            ephemeral_gb=0, os_type=None, vm_mode=None, architecture=None,
+            root_device_name=None, default_ephemeral_device=None,
+            default_swap_device=None, auto_disk_config=False,
+            numa_topology=None, vcpu_model=None, system_metadata={},
+            metadata={}, config_drive='', ephemeral_key_uuid=None,
+            key_name=None, key_data=None, user_data=None, trusted_certs=None,
+            resources=None, device_metadata=None, migration_context=None,
+            pci_devices=objects.PciDeviceList(objects=[]),
+            pci_requests=objects.InstancePCIRequests(requests=[]),
+            keypairs=objects.KeyPairList(objects=[]),
+            tags=objects.TagList(objects=[]),
+            security_groups=objects.SecurityGroupList(objects=[]),
+            services=objects.ServiceList(objects=[]),
+            ec2_ids=objects.EC2Ids(instance_id="i-00000001", ami_id=None,
+                                   kernel_id=None, ramdisk_id=None),
+            fault=None,
+            info_cache=objects.InstanceInfoCache(
+                network_info=network_model.NetworkInfo([])),
+            vm_state='building', task_state='spawning',
+            power_state=power_state.NOSTATE, progress=0,
+            availability_zone=None, cell_name=None, reservation_id='r-gv',
+            launch_index=0, access_ip_v4=None, access_ip_v6=None,
+            created_at=None, updated_at=None, launched_at=None,
+            terminated_at=None, deleted=False, deleted_at=None,
+            disable_terminate=False, shutdown_terminate=False,
+            cleaned=False, locked=False, locked_by=None, hidden=False)
+
+    def seed_image_cache(self):
+        base = os.path.join(CONF.instances_path,
+                            CONF.image_cache.subdirectory_name)
+        os.makedirs(base, exist_ok=True)
+        path = os.path.join(base, imagecache.get_cache_fname(IMAGE_ID))
+        if not os.path.exists(path):
+            with open(path, 'wb') as f:
+                f.truncate(1 << 20)
+
+    def spawn(self, name, dev):
+        inst = self.new_instance(name, dev)
+        image = {'id': IMAGE_ID, 'name': 'gpuvirt-empty', 'status': 'active',
+                 'disk_format': 'raw', 'container_format': 'bare',
+                 'size': 1 << 20, 'min_disk': 0, 'min_ram': 0,
+                 'properties': {}}
+        # the image's properties, as the API records them with the instance
+        inst.system_metadata = utils.get_system_metadata_from_image(
+            image, inst.flavor)
+        image_meta = objects.ImageMeta.from_dict(image)
+        self.seed_image_cache()
+        self.instances[name] = inst
+        self.drv.spawn(self.ctx, inst, image_meta, injected_files=[],
+                       admin_password=None,
+                       allocations=self.allocations(dev, 1),
+                       network_info=network_model.NetworkInfo([]),
+                       block_device_info=None, power_on=False)
+        guest = self.drv._host.get_guest(inst)
+        guest.launch(pause=True)
+        xml = guest.get_xml_desc()
+        with open(os.path.join(self.outdir, name + '.xml'), 'w') as f:
+            f.write(xml)
+        state = STATES.get(self.drv.get_info(inst).state, 'other')
+        mdevs = self.drv._get_all_assigned_mediated_devices(inst)
+        return ' '.join([guest.name, state] + sorted(mdevs))
+
+    def destroy(self, name):
+        inst = self.instances.pop(name)
+        self.drv.destroy(self.ctx, inst, network_model.NetworkInfo([]),
+                         block_device_info=None, destroy_disks=True)
+        return ''
+
+    def serve(self, lines, out):
+        for line in lines:
+            words = line.split()
+            if not words:
+                continue
+            if words[0] == 'quit':
+                break
+            try:
+                reply = self.command(words)
+            except Exception as e:  # any Nova error is the test's to see
+                LOG.error('%s failed: %s', line.strip(),
+                          traceback.format_exc())
+                msg = ' '.join(str(e).split())
+                reply = 'error %s: %s' % (type(e).__name__, msg)
+            out.write(reply + '\n')
+            out.flush()
+
+    def command(self, words):
+        cmd, args = words[0], words[1:]
+        if cmd == 'reload':
+            return 'ok ' + self.reload(*args)
+        if cmd == 'inventory':
+            return 'ok ' + self.inventory()
+        if cmd == 'allocate':
+            ok, refused = self.allocate(*args)
+            return refused if refused else 'ok ' + ok
+        if cmd == 'listed':
+            return 'ok ' + self.listed(*args)
+        if cmd == 'spawn':
+            return 'ok ' + self.spawn(*args)
+        if cmd == 'destroy':
+            return ('ok ' + self.destroy(*args)).rstrip()
+        return 'error unknown command %s' % cmd
+
+
+def main():
+    # the replies have fd 1 to themselves; anything else printed goes to
+    # stderr
+    out = os.fdopen(os.dup(1), 'w')
+    os.dup2(2, 1)
+    # Nova's modules take most of a minute to import under TCG: the test
+    # sets up the GPUs and libvirtd meanwhile, and waits for this line
+    out.write('ready\n')
+    out.flush()
+    Compute(sys.argv[1]).serve(sys.stdin, out)
+
+
+if __name__ == '__main__':
+    main()
