@@ -30,9 +30,15 @@
 #            takes the CPU the other steps leave idle. GPUVIRT_CHECK_DEBUG=0
 #            skips the lane (reported as skipped)
 #   fuzz     a 10 s libFuzzer smoke run of each harness in fuzz/ (make fuzz)
+#   trixie   Debian 13: in its root (scripts/trixie-root.sh, cached; the
+#            first run builds it in the background, like the debug
+#            kernel), the modules for trixie's 6.12 and the newest 7.x with
+#            gcc-14, W=1 and sparse; and the VM tests that LANES puts on
+#            lane 7, on the newest 7.x booted with that root (its QEMU,
+#            libvirt and udev in the guest)
 #
 # With --full (make check-full), every VM test runs on every kernel (6.1,
-# 6.12 and the debug kernel), the fail-nth sweeps sweep every point, and
+# 6.12, 7.x and the debug kernel), the fail-nth sweeps sweep every point, and
 # the races and fuzzers run their full length.
 #
 # The steps run on GPUVIRT_CHECK_JOBS slots (default: the number of CPUs; a
@@ -72,10 +78,10 @@ else
 	TIMES=$SRC/build/check-times.txt
 fi
 KTAP=$OUT/check.ktap
-GROUPS_ALL=(unit style build vm runner dkms package debug fuzz)
+GROUPS_ALL=(unit style build vm runner dkms package debug fuzz trixie)
 # make check leaves dkms to the package step, which makes DKMS build,
 # install and remove the modules for both kernels too
-GROUPS_CHECK=(unit style build vm runner package debug fuzz)
+GROUPS_CHECK=(unit style build vm runner package debug fuzz trixie)
 
 t0=$(date +%s)
 rm -rf "$OUT"
@@ -91,7 +97,20 @@ if [ "${GPUVIRT_CHECK_DEBUG:-1}" != 0 ]; then
 		case $s in debug|debug-*) debug_wanted=1 ;; esac
 	done
 fi
-dk_pid=
+# bg_start NAME CMD...: the step NAME, run now in the background at the
+# lowest priority and taking no slot; it leaves "RC SECONDS" in state/NAME.
+declare -A bg_pid=()
+bg_start() {
+	local name=$1
+	shift
+	(
+		s=$(date +%s)
+		nice -n 19 "$@" >"$OUT/logs/$name.log" 2>&1
+		r=$?
+		echo "$r $(($(date +%s) - s))" >"$OUT/state/$name"
+	) &
+	bg_pid[$name]=$!
+}
 dk_pkgs=(build-essential bc flex bison libelf-dev libssl-dev xz-utils linux-source-6.12)
 if [ $debug_wanted = 1 ] && ! scripts/debug-kernel.sh --status >/dev/null 2>&1; then
 	if [ "$(id -u)" -eq 0 ] && ! dpkg-query -W -f='${Status}\n' "${dk_pkgs[@]}" 2>/dev/null |
@@ -103,13 +122,24 @@ if [ $debug_wanted = 1 ] && ! scripts/debug-kernel.sh --status >/dev/null 2>&1; 
 			tail -n 20 "$OUT/logs/debug-kernel-deps.log"
 	fi
 	echo "check: building the debug kernel in the background (log: ${OUT#"$SRC"/}/logs/debug-kernel.log)"
-	(
-		s=$(date +%s)
-		nice -n 19 scripts/debug-kernel.sh >"$OUT/logs/debug-kernel.log" 2>&1
-		r=$?
-		echo "$r $(($(date +%s) - s))" >"$OUT/state/debug-kernel"
-	) &
-	dk_pid=$!
+	bg_start debug-kernel scripts/debug-kernel.sh
+fi
+
+# The trixie root (step trixie-root), the same way: mostly downloads and
+# unpacking, so it overlaps the rest well.
+trixie_wanted=0
+for s in "${@:-trixie}"; do
+	case $s in trixie|trixie-*|kbuild-W1-sparse-13-*|kbuild-W1-sparse-7|vm-7) trixie_wanted=1 ;; esac
+done
+if [ $trixie_wanted = 1 ] && ! scripts/trixie-root.sh --status >/dev/null 2>&1; then
+	if [ "$(id -u)" -eq 0 ] && ! command -v debootstrap >/dev/null; then
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq || true
+		apt-get install -y -qq --no-install-recommends debootstrap debian-archive-keyring \
+			>"$OUT/logs/trixie-root-deps.log" 2>&1 || tail -n 20 "$OUT/logs/trixie-root-deps.log"
+	fi
+	echo "check: building the trixie root in the background (log: ${OUT#"$SRC"/}/logs/trixie-root.log)"
+	bg_start trixie-root scripts/trixie-root.sh
 fi
 
 if ! "$SRC/scripts/deps.sh"; then
@@ -132,12 +162,15 @@ unit_kernel() {
 }
 
 # A kbuild run at W=1 with sparse on every file; any diagnostic fails it.
+# kbuild_strict KVER [RUNNER...]: RUNNER runs make elsewhere (the trixie
+# root's --run).
 kbuild_strict() {
 	local kver=$1 log
+	shift
 	log=$(mktemp)
 	# W=1 only speaks when a file is compiled: start from no objects.
-	[ -d "build/$kver" ] && make -s -C "/lib/modules/$kver/build" M="$SRC/build/$kver" clean >/dev/null 2>&1
-	make modules KVER="$kver" KARGS="W=1 C=2" >"$log" 2>&1
+	[ -d "build/$kver" ] && "$@" make -s -C "/lib/modules/$kver/build" M="$SRC/build/$kver" clean >/dev/null 2>&1
+	"$@" make modules KVER="$kver" KARGS="W=1 C=2" >"$log" 2>&1
 	local rc=$?
 	cat "$log"
 	if [ $rc -ne 0 ]; then
@@ -206,6 +239,45 @@ vm_lane() {
 	selftests/vm-run.sh -k "$kver" -o "build/$kver/vm-check" -t 3600 -T 300 "${tests[@]}"
 }
 
+# The modules for a kernel of the trixie root (LINE: 13-6.12 or 7), built
+# there with its gcc-14, W=1 and sparse. KTAP: the build, then sparse, a
+# skip when the root's sparse cannot read the kernel's headers (the kernel's
+# scripts/checker-valid.sh turns C=2 off then, and says so).
+trixie_kbuild() {
+	local line=$1 kver log rc
+	kver=$(scripts/kver.sh "$line") || return 1
+	echo "TAP version 13"
+	echo "1..2"
+	log=$(mktemp)
+	kbuild_strict "$kver" scripts/trixie-root.sh --run >"$log" 2>&1
+	rc=$?
+	sed 's/^/# /' "$log"
+	if [ $rc = 0 ]; then
+		echo "ok 1 $kver: W=1 with gcc-14, no diagnostics"
+	else
+		echo "not ok 1 $kver: W=1 with gcc-14"
+	fi
+	if grep -q 'sparse is not available or not up to date' "$log"; then
+		echo "ok 2 $kver: sparse # SKIP $(scripts/trixie-root.sh --run sparse --version 2>/dev/null | tail -n 1) cannot parse these headers"
+	elif [ $rc = 0 ]; then
+		echo "ok 2 $kver: sparse, no diagnostics"
+	else
+		echo "not ok 2 $kver: sparse"
+	fi
+	rm -f "$log"
+	return $rc
+}
+
+# The VM tests of lane 7 on the newest 7.x, booted with the trixie root.
+trixie_vm_lane() {
+	local kver root
+	kver=$(scripts/kver.sh 7) || return 1
+	root=$(scripts/trixie-root.sh --print) || return 1
+	scripts/trixie-root.sh --run bash -c "make -s modules test-modules KVER=$kver KARGS=W=1 >/dev/null &&
+		make -s mdev-samples KVER=$kver >/dev/null" || return 1
+	GPUVIRT_VM_ROOT=$root vm_lane "$kver" 7
+}
+
 # ---- the steps ----
 #
 # step NAME BUDGET GROUP [needs=A,B] [after=A,B] [lock=L] -- COMMAND...
@@ -241,7 +313,6 @@ step() {
 
 full_flag=
 [ $full = 1 ] && full_flag=--full
-debug_flag=$full_flag
 k61=kbuild-W1-sparse-$kver61
 k612=kbuild-W1-sparse-$kver612
 
@@ -264,6 +335,10 @@ step runner-selftest              100     runner after=$k61 -- selftests/runner-
 step dkms-add-build-remove        150     dkms  lock=dkms -- scripts/dkms-check.sh "$kver61" "$kver612"
 step debian-package-install-use-purge 330 package lock=dkms -- scripts/check-package.sh
 step debug-kernel                 1500    debug -- scripts/debug-kernel.sh
+step trixie-root                  1200    trixie -- scripts/trixie-root.sh
+step kbuild-W1-sparse-13-6.12     150     trixie needs=trixie-root -- trixie_kbuild 13-6.12
+step kbuild-W1-sparse-7           150     trixie needs=trixie-root -- trixie_kbuild 7
+step vm-7                         400/700 trixie needs=trixie-root,vm-build after=kbuild-W1-sparse-7 -- trixie_vm_lane
 step debug-build                  120     debug needs=debug-kernel lock=make-user -- \
 	scripts/check-debug.sh --build-only
 if [ $full = 0 ]; then
@@ -342,9 +417,11 @@ fi
 # The extracted kernel-source files several steps read: once, up front.
 "$SRC/scripts/ksrc-extract.sh" >/dev/null || exit 1
 
-# The debug kernel's step is the background build when there is one (it
-# leaves its result in state/debug-kernel); when cached, the step finds it.
-dk_step=${idx[debug-kernel]}
+# The debug kernel's and the trixie root's steps are their background
+# builds when there are (each leaves its result in state/NAME); when cached,
+# the step finds it at once.
+declare -A bg_step=()
+for name in "${!bg_pid[@]}"; do bg_step[${idx[$name]}]=$name; done
 
 # The fail-nth seed, printed once (the debug steps derive the same).
 if [ $debug_on = 1 ] && [ $full = 0 ]; then
@@ -383,7 +460,9 @@ mapfile -t order < <(for i in "${!on[@]}"; do echo "${weight[$i]} $i"; done |
 
 declare -A state=() rc=() secs=()
 for i in "${!on[@]}"; do state[$i]=pending; done
-[ -n "$dk_pid" ] && [ -n "${on[$dk_step]:-}" ] && state[$dk_step]=running
+for i in "${!bg_step[@]}"; do
+	[ -n "${on[$i]:-}" ] && state[$i]=running
+done
 
 # Run step i in the background; it leaves "RC SECONDS" in state/NAME.
 start_step() {
@@ -453,8 +532,8 @@ while :; do
 		if [ "${state[$i]}" = running ]; then
 			if [ -e "$OUT/state/${S_NAME[$i]}" ]; then
 				finish_step "$i"
-			elif [ "$i" = "$dk_step" ] && [ -n "$dk_pid" ]; then
-				pending=$((pending + 1))	# the build: no slot
+			elif [ -n "${bg_step[$i]:-}" ]; then
+				pending=$((pending + 1))	# a background build: no slot
 			else
 				running=$((running + 1))
 			fi
@@ -480,7 +559,7 @@ while :; do
 	[ $running -eq 0 ] && [ $pending -eq 0 ] && break
 	sleep 2
 done
-[ -z "$dk_pid" ] || wait "$dk_pid"
+for name in "${!bg_pid[@]}"; do wait "${bg_pid[$name]}"; done
 
 # ---- the report ----
 

@@ -11,14 +11,15 @@
 #        scripts/vm-lanes.sh --table          every test with its lanes
 #        scripts/vm-lanes.sh --check          LANES names only tests of
 #                                             TESTS, each with known lanes
-# LANE is 6.1, 6.12 or debug. --full: every test, whatever LANES says
+# LANE is 6.1, 6.12, 7 (the newest 7.x, booted with the trixie root) or
+# debug. --full: every test, whatever LANES says
 # (make check-full).
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd -P)
 TESTS=$SRC/selftests/vm/TESTS
 LANES=$SRC/selftests/vm/LANES
-KNOWN="6.1 6.12 debug"
+KNOWN="6.1 6.12 7 debug"
 DEFAULT=6.12
 
 die() {
@@ -69,7 +70,7 @@ case $mode in
 		printf '%-28s %s\n' "$t" "${lanes[$t]:-$DEFAULT}"
 	done
 	;;
-6.1|6.12|debug)
+6.1|6.12|7|debug)
 	for t in "${tests[@]}"; do
 		if [ $full = 1 ]; then
 			echo "$t"

@@ -245,8 +245,14 @@ vmt_load() {
 	done
 }
 
+# One rmmod a module: kmod 34 (Debian 13) stops at the first module that
+# is not loaded, where kmod 30 (Debian 12) went on to the next.
 vmt_unload() {
-	rmmod "$@" 2>/dev/null
+	local m
+
+	for m; do
+		rmmod "$m" 2>/dev/null
+	done
 	return 0
 }
 

@@ -245,6 +245,6 @@ run apply -f "$T/full12.yaml"
 ktap_result $? "a vendor refusal at the last step: errno and file shown, both stacks undone in reverse"
 
 # 16
-rmmod mbochs mdpy 2>/dev/null
+for m in mbochs mdpy; do rmmod $m 2>/dev/null; done
 rmmod mtty && rmmod gpuvirt_sim && rmmod gpuvirt
 ktap_result $? "the modules unload"

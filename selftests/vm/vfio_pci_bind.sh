@@ -70,14 +70,16 @@ sysfs_write() {
 	echo "$2" 2>/dev/null >"$1"
 }
 
+# gpuvirt is unloaded too when the test has removed $DRV itself
 cleanup() {
 	local d
-	[ -d "$DRVDIR" ] || return 0
-	for d in "$PCI"/devices/*; do
-		bound_to_us "${d##*/}" && sysfs_write "$DRVDIR/unbind" "${d##*/}"
-		[ "$(cat "$d/driver_override" 2>/dev/null)" = "$DRV" ] &&
-			sysfs_write "$d/driver_override" ""
-	done
+	if [ -d "$DRVDIR" ]; then
+		for d in "$PCI"/devices/*; do
+			bound_to_us "${d##*/}" && sysfs_write "$DRVDIR/unbind" "${d##*/}"
+			[ "$(cat "$d/driver_override" 2>/dev/null)" = "$DRV" ] &&
+				sysfs_write "$d/driver_override" ""
+		done
+	fi
 	vmt_unload "$DRV" gpuvirt
 }
 vmt_on_exit cleanup
