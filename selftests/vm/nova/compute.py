@@ -8,23 +8,10 @@
 # compute service does: init_host, update_provider_tree (the inventory),
 # _allocate_mdevs and spawn (a build), destroy.
 #
-# What needs a whole cloud is stood in for here, and only that:
-#   - the database: Instance.save() and Service.save() keep nothing,
-#     InstanceList.get_by_host() (init_host's look for instances already on
-#     the host) finds none, and Service.get_by_compute_host() finds this
-#     host's nova-compute, enabled; instances and flavors are built in
-#     memory as the API and the conductor would hand them over;
-#   - Placement: one ProviderTree per driver, kept across inventory calls as
-#     the report client keeps its cache; an allocation is the dict Placement
-#     returns, against the child provider the driver made for a GPU, with
-#     that provider's resource class;
-#   - Glance: the image cache (instances_path/_base) already holds the
-#     image, a raw file of zeros, so the image backend copies it rather than
-#     downloading it; the image's metadata is built in memory;
-#   - Neutron: no ports (an empty network_info), so no events to wait for:
-#     the VirtAPI's wait_for_instance_event waits for none;
-#   - the compute manager and RPC: this program, driven by commands on
-#     stdin, one reply line each on stdout:
+# What needs a whole cloud is stood in for here, and only that (nova.sh's
+# header says what and how): the database, Placement, Glance and Neutron.
+# This program is the compute manager (and RPC), driven by commands on
+# stdin, one reply line each on stdout:
 #
 #   (at start, once Nova is imported)
 #                        -> ready
@@ -134,9 +121,10 @@ class Compute:
         def no_bdms(cls, context, instance_uuid, *args, **kwargs):
             return objects.BlockDeviceMappingList(objects=[])
 
-        objects.VirtualInterfaceList.get_by_instance_uuid = classmethod(no_vifs)
-        objects.BlockDeviceMappingList.get_by_instance_uuid = classmethod(
-            no_bdms)
+        vifs = objects.VirtualInterfaceList
+        bdms = objects.BlockDeviceMappingList
+        vifs.get_by_instance_uuid = classmethod(no_vifs)
+        bdms.get_by_instance_uuid = classmethod(no_bdms)
         objects.Instance.save = save
         objects.Service.save = save
         objects.InstanceList.get_by_host = classmethod(get_by_host)
@@ -199,7 +187,7 @@ class Compute:
 
     def listed(self, uuid):
         want = 'mdev_' + uuid.replace('-', '_')
-        for _ in range(80):
+        for _ in range(120):
             for name in self.drv._host.list_mediated_devices():
                 if name.startswith(want):
                     return name
