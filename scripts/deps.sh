@@ -32,7 +32,7 @@ tools_pkgs=(build-essential pkg-config libmnl-dev libyaml-dev sparse cppcheck dk
 	    python3-jsonschema linux-source-6.12 linux-source-6.1 debhelper dh-dkms lintian
 	    bc flex bison libelf-dev libssl-dev clang pciutils libvirt-daemon
 	    libvirt-daemon-driver-qemu libvirt-daemon-system libvirt-clients mdevctl
-	    udev debootstrap debian-archive-keyring)
+	    udev debootstrap debian-archive-keyring python3-nova python3-libvirt)
 
 newest_612() {
 	apt-cache pkgnames linux-headers-6.12. 2>/dev/null |
