@@ -121,10 +121,8 @@ cleanup() {
 		echo quit >&$NOUT
 		wait "$NOVA_PID"
 	fi 2>/dev/null
-	for d in gv-vm1 gv-vm2; do
-		$VIRSH destroy "$d" >/dev/null 2>&1
-	done
 	for d in $($VIRSH list --all --name 2>/dev/null); do
+		$VIRSH destroy "$d" >/dev/null 2>&1
 		$VIRSH undefine "$d" >/dev/null 2>&1
 	done
 	libvirt_stop
@@ -267,8 +265,9 @@ vmt_load gpuvirt gpuvirt_sim && echo "0 h200-141gb" >$BUS/new_device &&
 	echo "1 h200-141gb" >$BUS/new_device && libvirt_start &&
 	"$CTL" vgpu add gpu 0 type H200-35C uuid $UF >/dev/null
 ok=$?
+echo "# ${SECONDS}s: GPUs and libvirtd up ($ok)"
 read -r -t 280 R <&$NIN
-echo "# compute.py: $R"
+echo "# ${SECONDS}s compute.py: $R"
 [ $ok -eq 0 ] && [ "$R" = ready ] && nova reload "$T/nova.conf" && [ "$R" = "ok gv-compute" ] &&
 	debugfs_is "$HW/sim0/hw" pci "$G0" && debugfs_is "$HW/sim1/hw" pci "$G1"
 ktap_result $? "Nova's libvirt driver starts (init_host) on node gv-compute, with the H200s sim0 at $G0 and sim1 at $G1"
