@@ -266,8 +266,14 @@ vmt_load gpuvirt gpuvirt_sim && echo "0 h200-141gb" >$BUS/new_device &&
 	"$CTL" vgpu add gpu 0 type H200-35C uuid $UF >/dev/null
 ok=$?
 echo "# ${SECONDS}s: GPUs and libvirtd up ($ok)"
+# libvirtd probes QEMU's binaries for its capabilities at the first ask:
+# let it do that while Nova is still importing
+$VIRSH capabilities >/dev/null 2>&1 &
+# shellcheck disable=SC2034 # vmt_reap reads it
+CAPS_PID=$!
 read -r -t 280 R <&$NIN
 echo "# ${SECONDS}s compute.py: $R"
+vmt_reap CAPS_PID
 [ $ok -eq 0 ] && [ "$R" = ready ] && nova reload "$T/nova.conf" && [ "$R" = "ok gv-compute" ] &&
 	debugfs_is "$HW/sim0/hw" pci "$G0" && debugfs_is "$HW/sim1/hw" pci "$G1"
 ktap_result $? "Nova's libvirt driver starts (init_host) on node gv-compute, with the H200s sim0 at $G0 and sim1 at $G1"
