@@ -95,7 +95,7 @@ class Compute:
         self.node = None
         self.tree = None
         self.instances = {}
-        self.logging = False
+        self.started = False
 
     # --- the database and Placement, stood in for --------------------------
 
@@ -147,11 +147,11 @@ class Compute:
         # parsed again on a reload, as a restarted nova-compute would
         CONF.clear()
         config.parse_args(argv, configure_db=False, init_rpc=False)
-        if not self.logging:
+        if not self.started:
             logging.setup(CONF, 'nova')
             objects.register_all()
             self.stand_in_database()
-            self.logging = True
+            self.started = True
         self.ctx = nova_context.get_admin_context()
         self.drv = virt_driver.load_compute_driver(VirtAPI(),
                                                    CONF.compute_driver)
