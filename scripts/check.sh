@@ -329,8 +329,8 @@ step "kernel-config-$kver612"     10      build -- kernel_config "$kver612"
 step "$k61"                       240     build -- kbuild_strict "$kver61"
 step "$k612"                      240     build -- kbuild_strict "$kver612"
 step vm-build                     150     vm    after=$k61,$k612 lock=make-user -- vm_build
-step vm-6.1                       330/600 vm    needs=vm-build -- vm_lane "$kver61" 6.1
-step vm-6.12                      480/600 vm    needs=vm-build -- vm_lane "$kver612" 6.12
+step vm-6.1                       450/600 vm    needs=vm-build -- vm_lane "$kver61" 6.1
+step vm-6.12                      330/600 vm    needs=vm-build -- vm_lane "$kver612" 6.12
 step runner-selftest              100     runner after=$k61 -- selftests/runner-selftest.sh -k "$kver61"
 step dkms-add-build-remove        150     dkms  lock=dkms -- scripts/dkms-check.sh "$kver61" "$kver612"
 step debian-package-install-use-purge 330 package lock=dkms -- scripts/check-package.sh
@@ -338,7 +338,7 @@ step debug-kernel                 1500    debug -- scripts/debug-kernel.sh
 step trixie-root                  1200    trixie -- scripts/trixie-root.sh
 step kbuild-W1-sparse-13-6.12     150     trixie needs=trixie-root -- trixie_kbuild 13-6.12
 step kbuild-W1-sparse-7           150     trixie needs=trixie-root -- trixie_kbuild 7
-step vm-7                         400/700 trixie needs=trixie-root,vm-build after=kbuild-W1-sparse-7 -- trixie_vm_lane
+step vm-7                         420/700 trixie needs=trixie-root,vm-build after=kbuild-W1-sparse-7 -- trixie_vm_lane
 step debug-build                  120     debug needs=debug-kernel lock=make-user -- \
 	scripts/check-debug.sh --build-only
 if [ $full = 0 ]; then
