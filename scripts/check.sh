@@ -225,7 +225,7 @@ vm_build() {
 }
 
 # One guest runs the tests of a lane in the order of selftests/vm/TESTS.
-# Each test gets 300 s, several times the longest one's usual time: the
+# Each test gets 600 s, several times the longest one's usual time: the
 # host may be busy (the debug kernel's build, the other slot), and a test
 # that runs out of time is lost whole.
 vm_lane() {
@@ -236,7 +236,7 @@ vm_lane() {
 		return 0
 	fi
 	echo "# vm: ${#tests[@]} test(s) on $kver: ${tests[*]}"
-	selftests/vm-run.sh -k "$kver" -o "build/$kver/vm-check" -t 3600 -T 300 "${tests[@]}"
+	selftests/vm-run.sh -k "$kver" -o "build/$kver/vm-check" -t 3600 -T 600 "${tests[@]}"
 }
 
 # The modules for a kernel of the trixie root (LINE: 13-6.12 or 7), built
