@@ -35,7 +35,9 @@
 #            kernel), the modules for trixie's 6.12 and the newest 7.x with
 #            gcc-14, W=1 and sparse; and the VM tests that LANES puts on
 #            lane 7, on the newest 7.x booted with that root (its QEMU,
-#            libvirt and udev in the guest)
+#            libvirt and udev in the guest); and the Debian packages
+#            built, linted, installed (DKMS for both kernels), booted on 7.x
+#            and purged there (scripts/check-package.sh --trixie)
 #
 # With --full (make check-full), every VM test runs on every kernel (6.1,
 # 6.12, 7.x and the debug kernel), the fail-nth sweeps sweep every point, and
@@ -129,7 +131,7 @@ fi
 # unpacking, so it overlaps the rest well.
 trixie_wanted=0
 for s in "${@:-trixie}"; do
-	case $s in trixie|trixie-*|kbuild-W1-sparse-13-*|kbuild-W1-sparse-7|vm-7) trixie_wanted=1 ;; esac
+	case $s in trixie|trixie-*|kbuild-W1-sparse-13-*|kbuild-W1-sparse-7|vm-7|debian-package-trixie) trixie_wanted=1 ;; esac
 done
 if [ $trixie_wanted = 1 ] && ! scripts/trixie-root.sh --status >/dev/null 2>&1; then
 	if [ "$(id -u)" -eq 0 ] && ! command -v debootstrap >/dev/null; then
@@ -339,6 +341,7 @@ step trixie-root                  1200    trixie -- scripts/trixie-root.sh
 step kbuild-W1-sparse-13-6.12     150     trixie needs=trixie-root -- trixie_kbuild 13-6.12
 step kbuild-W1-sparse-7           150     trixie needs=trixie-root -- trixie_kbuild 7
 step vm-7                         420/700 trixie needs=trixie-root,vm-build after=kbuild-W1-sparse-7 -- trixie_vm_lane
+step debian-package-trixie        480     trixie needs=trixie-root -- scripts/check-package.sh --trixie
 step debug-build                  120     debug needs=debug-kernel lock=make-user -- \
 	scripts/check-debug.sh --build-only
 if [ $full = 0 ]; then
