@@ -347,9 +347,9 @@ step debug-build                  120     debug needs=debug-kernel lock=make-use
 if [ $full = 0 ]; then
 	step debug-suite-1            420     debug needs=debug-build -- \
 		scripts/check-debug.sh --no-build suite:1/1
-	step debug-failnth-1          420     debug needs=debug-build -- \
+	step debug-failnth-1          300     debug needs=debug-build -- \
 		scripts/check-debug.sh --no-build fail-nth:1/2
-	step debug-failnth-2          420     debug needs=debug-build -- \
+	step debug-failnth-2          300     debug needs=debug-build -- \
 		scripts/check-debug.sh --no-build fail-nth:2/2
 	step debug-commands           480     debug needs=debug-build -- \
 		scripts/check-debug.sh --no-build commands:1/1
