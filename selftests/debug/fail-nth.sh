@@ -181,13 +181,13 @@ t0=$(date +%s)
 i=0
 while [ $i -lt ${#paths[@]} ]; do
 	p=${paths[$i]}
+	filter_of "$p"
+	first=$range
 	run=("$p")
 	j=$((i + 1))
 	while [ $j -lt ${#paths[@]} ]; do
 		q=${paths[$j]}
 		filter_of "$q"
-		first=$range
-		filter_of "$p"
 		[ "$range" = "$first" ] || break
 		[ $sampled = 1 ] || [ "${q%%-*}" = "${p%%-*}" ] || break
 		run+=("$q")
