@@ -3,7 +3,7 @@
 #
 # Build, or reuse, the Debian 13 (trixie) root of the Debian 13 lanes: a
 # debootstrap of trixie holding its QEMU, libvirt, mdevctl and udev, the
-# build and packaging tools (gcc-14, sparse, dkms, debhelper, lintian) and
+# build and packaging tools (gcc-14, sparse, dkms, debhelper, lintian), Nova and
 # two kernels with their headers and sources: trixie's newest 6.12 and the
 # newest 7.x of trixie-backports. Both are found by name at build time.
 # The VM boots those kernels with this root as the guest's root file system
@@ -35,6 +35,7 @@
 # to take newer ones. A directory holds:
 #   root/            the trixie root (what --print names); no apt caches
 #   kernels          "13-6.12 RELEASE" and "7 RELEASE", the kernels in root/
+#   sparse           "RELEASE CHECK": the sparse each kernel's builds use
 #   packages         dpkg-query's list of the root's packages and versions
 #   sources          the root's apt sources
 #   build.log        the build's output; build-seconds how long it took
@@ -50,7 +51,7 @@ CACHE=${GPUVIRT_TRIXIE_ROOT_CACHE:-/var/cache/gpuvirt/trixie-root}
 SUITE=trixie
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 # Bump when the recipe below changes in a way that changes the result.
-RECIPE=1
+RECIPE=2
 
 # What the root holds besides debootstrap's minbase and the kernels:
 # - the guest's user land for the VM tests: QEMU, libvirt's daemon, QEMU
@@ -61,14 +62,17 @@ RECIPE=1
 #   built with), make, sparse, libelf-dev, bc, flex and bison for kernel
 #   builds, pkg-config, libmnl-dev and libyaml-dev for gpuvirtctl, cppcheck;
 # - the Debian packages: dkms, dh-dkms, debhelper, lintian;
-# - xz-utils, zstd and cpio, which kernel modules and packages are packed with.
+# - xz-utils, zstd and cpio, which kernel modules and packages are packed with;
+# - OpenStack Nova's compute code and libvirt's Python binding, for
+#   selftests/vm/nova.sh on Debian 13's Nova.
 PACKAGES=(qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-daemon-system
 	  libvirt-clients mdevctl udev kmod pciutils procps python3 python3-yaml
 	  python3-jsonschema
 	  build-essential gcc-14 make sparse libelf-dev libssl-dev bc flex bison
 	  pkg-config libmnl-dev libyaml-dev cppcheck
 	  dkms dh-dkms debhelper lintian
-	  xz-utils zstd cpio)
+	  xz-utils zstd cpio
+	  python3-nova python3-libvirt)
 
 die() {
 	echo "trixie-root: $*" >&2
@@ -344,6 +348,46 @@ for k in "$k612" "$k7"; do
 	[ -e "$root$b/Makefile" ] || die "no headers of $k in the root ($b)"
 done
 printf '13-6.12 %s\n7 %s\n' "$k612" "$k7" >"$dir/kernels"
+
+# The sparse each kernel's builds check with, as the kernel's own probe
+# judges it. Kernels whose headers need a sparse newer than 0.6.4 carry that
+# probe, scripts/checker-valid.sh, in their source, but Debian's headers
+# packages leave it out, and without it kbuild turns C=2 off: it is taken
+# from the same release's source package. Where trixie's sparse fails the
+# probe, sid's is unpacked under /opt/sparse-sid (its binary needs only
+# libc; sid's archive is only read for it, then dropped from the sources).
+# "sparse" lists RELEASE and the CHECK program for each kernel.
+probe_sparse() {
+	query sh -c 'cd /tmp && "$0"/scripts/checker-valid.sh "$1"' "$1" "$2"
+}
+: >"$dir/sparse"
+for k in "$k612" "$k7"; do
+	common=$(sed -n 's/^include \(.*\)\/Makefile$/\1/p' "$root/usr/src/linux-headers-$k/Makefile")
+	[ -n "$common" ] || common=/usr/src/linux-headers-$k
+	check=sparse
+	if grep -q 'scripts/checker-valid\.sh' "$root$common/Makefile"; then
+		if [ ! -e "$root$common/scripts/checker-valid.sh" ]; then
+			s=$(echo "$k" | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
+			run tar -xJf "$root/usr/src/linux-source-$s.tar.xz" -C "$root$common/scripts" \
+				--strip-components=2 "linux-source-$s/scripts/checker-valid.sh"
+		fi
+		if [ "$(probe_sparse "$common" sparse)" != 1 ]; then
+			check=/opt/sparse-sid/usr/bin/sparse
+			if [ ! -x "$root$check" ]; then
+				echo "deb [signed-by=$KEYRING] $mirror sid main" \
+					>"$root/etc/apt/sources.list.d/sid-sparse.list"
+				inroot apt-get -o Acquire::Check-Valid-Until=false update
+				inroot sh -c 'cd /tmp && apt-get download sparse/sid &&
+					dpkg-deb -x sparse_*.deb /opt/sparse-sid && rm sparse_*.deb'
+				rm "$root/etc/apt/sources.list.d/sid-sparse.list"
+				inroot apt-get update
+			fi
+			[ "$(probe_sparse "$common" "$check")" = 1 ] ||
+				die "neither trixie's nor sid's sparse passes $k's scripts/checker-valid.sh"
+		fi
+	fi
+	echo "$k $check" >>"$dir/sparse"
+done
 
 rm -f "$root/usr/sbin/policy-rc.d"
 inroot apt-get clean
