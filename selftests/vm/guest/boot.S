@@ -3,7 +3,9 @@
  * Entry of the test guest: a Multiboot (version 1) header, so that QEMU's
  * -kernel loads this ELF directly, and the jump to C with a stack of our
  * own. The loader leaves us in 32-bit protected mode with flat segments,
- * paging off and interrupts off.
+ * paging off and interrupts off, with its magic in %eax and the address of
+ * the Multiboot information (the command line among it) in %ebx: both go
+ * to guest_main(magic, info).
  */
 #define MB_MAGIC	0x1badb002
 #define MB_FLAGS	0x00000003	/* align modules; give us a memory map */
@@ -19,6 +21,8 @@
 _start:
 	cli
 	movl	$stack_top, %esp
+	pushl	%ebx
+	pushl	%eax
 	call	guest_main
 1:	hlt
 	jmp	1b

@@ -11,6 +11,11 @@
  * then "ready", and halts with the picture on screen so that the host can
  * take a screendump. selftests/vm/vgpu_guest.sh runs it and holds the
  * expected picture (keep draw_a() and the constants below in step).
+ *
+ * With "mode=live" on its command line (QEMU's -append) it works instead
+ * without end, checking every result and flipping a numbered frame each
+ * round, so that it can be migrated while it works: see run_live() and
+ * selftests/vm/vgpu_migrate_qemu.sh.
  */
 #include <stdint.h>
 
@@ -397,17 +402,18 @@ static void wait_vblanks(u32 n)
 		fail("vblank counter did not advance", head_rd(GPUVIRT_VGPU_HEAD_VBLANK));
 }
 
-void guest_main(void);
-
-void guest_main(void)
+/*
+ * Find the vGPU, place its BARs and check that it is one of ours with
+ * displays. Returns the slice size, or 0 after reporting the failure.
+ */
+static u32 setup_device(void)
 {
-	u32 dev, bar0_size, bar2_size, bar2_hi, vram_size, x, y;
+	u32 dev, bar0_size, bar2_size, bar2_hi, vram_size;
 
-	puts_("gpuvirt test guest\n");
 	dev = find_device();
 	if (dev == 32) {
 		puts_("result: fail no vGPU on bus 0\nready\n");
-		return;
+		return 0;
 	}
 	report_firmware_view(dev);
 
@@ -420,7 +426,7 @@ void guest_main(void)
 	kv_hex("bar2.hi_mask", bar2_hi);
 	if (bar2_hi != 0xffffffffu || bar2_size > VRAM_GPA_MAX) {
 		puts_("result: fail BAR2 too large for this guest\nready\n");
-		return;
+		return 0;
 	}
 	cfg_write(dev, 0x04, 0x0006);	/* memory space, bus master */
 	regs = (volatile u32 *)REGS_GPA;
@@ -435,8 +441,18 @@ void guest_main(void)
 	expect("vram size high", rd(GPUVIRT_VGPU_REG_VRAM_SIZE_HI), 0);
 	if (fails || !(rd(GPUVIRT_VGPU_REG_CAPS) & GPUVIRT_VGPU_CAP_DISPLAY)) {
 		puts_("result: fail not a vGPU with displays\nready\n");
-		return;
+		return 0;
 	}
+	return vram_size;
+}
+
+/*
+ * The default mode: check the display limits, draw frame A, have the
+ * engine make frame B from it, flip to B and stop with it on screen.
+ */
+static void run_once(u32 vram_size)
+{
+	u32 x, y;
 
 	check_display_limits(vram_size);
 
@@ -466,4 +482,242 @@ void guest_main(void)
 		puts_("result: pass\n");
 	}
 	puts_("ready\n");
+}
+
+/*
+ * The live mode ("mode=live" on the command line), for migration tests:
+ * it never stops. Each round, numbered by seq from 1, rings five packets
+ * and checks every result when their fence arrives:
+ *   FILL    the back frame with bg(seq)
+ *   FILL    WORK_FILL with pattern(seq)
+ *   COPY    WORK_FILL to WORK_COPY
+ *   COMPUTE LIVE_COMPUTE_US steps from seed seq into COMPUTE_OFF
+ *   FENCE   seq
+ * then draws seq in decimal on the back frame, flips head 0 to it and
+ * waits until the flip is shown. The frame on screen after round seq is
+ * bg(seq) with seq in white digits (keep font[], bg() and the layout in
+ * step with selftests/vm/vgpu_migrate_qemu.sh).
+ *
+ * Each round ends with one line on the debug console:
+ *   live: seq=N done=D checked=C bad=B
+ * D is the device's count of packets completed since the start, which
+ * must be 5 * N: a packet lost or run twice shows there. C counts the
+ * checks made, B those that failed; each failure also prints
+ *   live: seq=N mismatch WHAT got X want Y
+ */
+#define WORK_FILL	0x4000u
+#define WORK_COPY	0x5000u
+#define WORK_LEN	0x1000u
+#define LIVE_COMPUTE_US	200u
+#define LIVE_PKTS	5u
+#define DIGITS		8u
+#define DIGIT_X		16u
+#define DIGIT_Y		16u
+#define DIGIT_SCALE	4u
+#define DIGIT_STEP	16u
+#define DIGIT_RGB	0x00ffffffu
+#define SPINS		100000000u
+
+/* 3x5 digits, rows top first, 3 bits a row, the left column highest */
+static const u16 font[10] = {
+	0x7b6f, 0x2c97, 0x73e7, 0x73cf, 0x5bc9,
+	0x79cf, 0x79ef, 0x7249, 0x7bef, 0x7bcf,
+};
+
+static u32 bg(u32 seq)
+{
+	u32 h = seq * 0x9e3779b1u;
+
+	h ^= h >> 15;
+	return h & 0x007f7f7fu;	/* never the digits' white */
+}
+
+static u32 pattern(u32 seq)
+{
+	return (seq * 0x01000193u) ^ 0xa5a5a5a5u;
+}
+
+static u32 live_seq, live_checked, live_bad;
+
+static void live_expect(const char *what, u32 got, u32 want)
+{
+	live_checked++;
+	if (got == want)
+		return;
+	live_bad++;
+	puts_("live: seq=");
+	put_dec(live_seq);
+	puts_(" mismatch ");
+	puts_(what);
+	puts_(" got ");
+	put_hex(got);
+	puts_(" want ");
+	put_hex(want);
+	puts_("\n");
+}
+
+static void ring_put64(u32 *tail, u32 v)
+{
+	ring_put(tail, v);
+	ring_put(tail, 0);
+}
+
+static void live_submit(u32 *tail, u32 back)
+{
+	u32 seq = live_seq;
+
+	ring_put(tail, GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_FILL, 6, 0));
+	ring_put64(tail, back);
+	ring_put64(tail, STRIDE * H);
+	ring_put(tail, bg(seq));
+	ring_put(tail, GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_FILL, 6, 0));
+	ring_put64(tail, WORK_FILL);
+	ring_put64(tail, WORK_LEN);
+	ring_put(tail, pattern(seq));
+	ring_put(tail, GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_COPY, 7, 0));
+	ring_put64(tail, WORK_COPY);
+	ring_put64(tail, WORK_FILL);
+	ring_put64(tail, WORK_LEN);
+	ring_put(tail, GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_COMPUTE, 5, 0));
+	ring_put(tail, LIVE_COMPUTE_US);
+	ring_put64(tail, COMPUTE_OFF);
+	ring_put(tail, seq);
+	ring_put(tail, GPUVIRT_VGPU_PKT(GPUVIRT_VGPU_OP_FENCE, 4, 0));
+	ring_put(tail, seq);
+	ring_put64(tail, FENCE_OFF);
+	asm volatile("sfence" ::: "memory");
+	wr(GPUVIRT_VGPU_REG_RING_TAIL, *tail);
+}
+
+static void live_check(u32 tail, u32 back, u32 done0)
+{
+	u32 seq = live_seq, spins = 0, fence, i;
+	u64 x = seq;
+
+	do {
+		fence = rd(GPUVIRT_VGPU_REG_FENCE);
+	} while (fence != seq &&
+		 !(rd(GPUVIRT_VGPU_REG_STATUS) & GPUVIRT_VGPU_STATUS_ERROR) &&
+		 ++spins < SPINS);
+	live_expect("fence register", fence, seq);
+	live_expect("ring error", rd(GPUVIRT_VGPU_REG_ERROR), 0);
+	live_expect("ring head", rd(GPUVIRT_VGPU_REG_RING_HEAD), tail);
+	live_expect("packets done", rd(GPUVIRT_VGPU_REG_DONE_LO) - done0,
+		    seq * LIVE_PKTS);
+	live_expect("fence write-back", vram_rd(FENCE_OFF), seq);
+	live_expect("fill first", vram_rd(WORK_FILL), pattern(seq));
+	live_expect("fill last", vram_rd(WORK_FILL + WORK_LEN - 4), pattern(seq));
+	live_expect("copy first", vram_rd(WORK_COPY), pattern(seq));
+	live_expect("copy last", vram_rd(WORK_COPY + WORK_LEN - 4), pattern(seq));
+	for (i = 0; i < LIVE_COMPUTE_US; i++)
+		x = x * GPUVIRT_VGPU_COMPUTE_MUL + GPUVIRT_VGPU_COMPUTE_ADD;
+	live_expect("compute low", vram_rd(COMPUTE_OFF), (u32)x);
+	live_expect("compute high", vram_rd(COMPUTE_OFF + 4), (u32)(x >> 32));
+	live_expect("frame first", vram_rd(back), bg(seq));
+	live_expect("frame last", vram_rd(back + (H - 1) * STRIDE + (W - 1) * 4),
+		    bg(seq));
+}
+
+static void draw_number(u32 base, u32 n)
+{
+	u32 d, r, c, sx, sy, bits, x0;
+
+	for (d = 0; d < DIGITS; d++) {
+		bits = font[n % 10];
+		n /= 10;
+		x0 = DIGIT_X + (DIGITS - 1 - d) * DIGIT_STEP;
+		for (r = 0; r < 5; r++)
+			for (c = 0; c < 3; c++) {
+				if (!(bits & (1u << (14 - (r * 3 + c)))))
+					continue;
+				for (sy = 0; sy < DIGIT_SCALE; sy++)
+					for (sx = 0; sx < DIGIT_SCALE; sx++)
+						vram_wr(base + (DIGIT_Y + r * DIGIT_SCALE + sy) * STRIDE +
+							(x0 + c * DIGIT_SCALE + sx) * 4,
+							DIGIT_RGB);
+			}
+	}
+}
+
+static void live_flip(u32 back)
+{
+	u32 flips = head_rd(GPUVIRT_VGPU_HEAD_FLIPS), spins = 0;
+
+	head_wr(GPUVIRT_VGPU_HEAD_BASE_LO, back);
+	head_wr(GPUVIRT_VGPU_HEAD_CONTROL, GPUVIRT_VGPU_HEAD_CTRL_ENABLE);
+	live_expect("flip error", head_rd(GPUVIRT_VGPU_HEAD_ERROR), 0);
+	while (head_rd(GPUVIRT_VGPU_HEAD_FLIPS) == flips && ++spins < SPINS)
+		;
+	live_expect("flip shown", head_rd(GPUVIRT_VGPU_HEAD_FLIPS), flips + 1);
+}
+
+static void run_live(void)
+{
+	u32 tail = 0, back = FRAME_B, done0;
+
+	wr(GPUVIRT_VGPU_REG_RING_BASE_LO, RING_OFF);
+	wr(GPUVIRT_VGPU_REG_RING_BASE_HI, 0);
+	wr(GPUVIRT_VGPU_REG_RING_SIZE, RING_SIZE);
+	stage_mode(FRAME_A, W);
+	commit("live_mode", 0);
+	done0 = rd(GPUVIRT_VGPU_REG_DONE_LO);
+	puts_("live: start\n");
+	for (live_seq = 1; ; live_seq++) {
+		live_submit(&tail, back);
+		live_check(tail, back, done0);
+		draw_number(back, live_seq);
+		live_flip(back);
+		puts_("live: seq=");
+		put_dec(live_seq);
+		puts_(" done=");
+		put_dec(rd(GPUVIRT_VGPU_REG_DONE_LO) - done0);
+		puts_(" checked=");
+		put_dec(live_checked);
+		puts_(" bad=");
+		put_dec(live_bad);
+		puts_("\n");
+		back ^= FRAME_A ^ FRAME_B;
+	}
+}
+
+/* The Multiboot information: flags, and the command line if bit 2 is set. */
+#define MB_LOADER_MAGIC	0x2badb002u
+#define MB_INFO_CMDLINE	(1u << 2)
+
+static int cmdline_has(u32 magic, u32 info, const char *word)
+{
+	const volatile u32 *mbi = (const volatile u32 *)info;
+	const char *line, *s, *w;
+
+	if (magic != MB_LOADER_MAGIC || !info || !(mbi[0] & MB_INFO_CMDLINE))
+		return 0;
+	line = (const char *)mbi[4];
+	for (s = line; *s; s++) {
+		if (s > line && s[-1] != ' ')
+			continue;
+		for (w = word; *w && s[w - word] == *w; w++)
+			;
+		if (!*w && (s[w - word] == ' ' || !s[w - word]))
+			return 1;
+	}
+	return 0;
+}
+
+void guest_main(u32 magic, u32 info);
+
+void guest_main(u32 magic, u32 info)
+{
+	u32 vram_size;
+	int live = cmdline_has(magic, info, "mode=live");
+
+	puts_("gpuvirt test guest\n");
+	if (live)
+		puts_("mode: live\n");
+	vram_size = setup_device();
+	if (!vram_size)
+		return;
+	if (live)
+		run_live();
+	else
+		run_once(vram_size);
 }
