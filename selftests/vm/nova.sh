@@ -78,6 +78,9 @@ G0=8000:00:00.0
 G1=8001:00:00.0
 N0=pci_8000_00_00_0
 N1=pci_8001_00_00_0
+G2=8002:00:00.0
+VFA=8002:00:00.1
+VFB=8002:00:00.2
 T35=gpuvirt_sim-H200-35C
 T141=gpuvirt_sim-H200-141C
 TMIG=gpuvirt_sim-H200-1-18C
@@ -89,6 +92,13 @@ if missing=$(libvirt_missing); then
 fi
 [ -e $DP/nova/virt/libvirt/driver.py ] && [ -e $DP/libvirt.py ] ||
 	vmt_skip "no Nova (scripts/deps.sh installs python3-nova and python3-libvirt)"
+# Nova's release, from its package metadata (importing Nova takes a minute):
+# 29 ("2024.1") and later keep the mdevs they make as libvirt node devices
+# (defined, autostart), start them again in init_host after a reboot, and
+# live-migrate instances with mdevs
+NOVA_VER=$(python3 -c 'import importlib.metadata as m; print(m.version("nova"))' 2>/dev/null)
+NOVA_MAJOR=${NOVA_VER%%.*}
+[[ $NOVA_MAJOR =~ ^[0-9]+$ ]] || vmt_skip "Nova's version is unknown (\"$NOVA_VER\")"
 vmt_need_cmds privsep-helper ip
 vmt_need_modules gpuvirt gpuvirt_sim
 vmt_need_ctl
@@ -134,7 +144,7 @@ cleanup() {
 	fi 2>/dev/null
 	vmt_remove_mdevs
 	for g in 0 1 2; do "$CTL" mig destroy gpu 0 gi $g >/dev/null 2>&1; done
-	for g in 0 1; do echo $g >$BUS/del_device; done 2>/dev/null
+	for g in 0 1 2; do echo $g >$BUS/del_device; done 2>/dev/null
 	vmt_unload gpuvirt_sim gpuvirt
 }
 vmt_on_exit cleanup
@@ -247,7 +257,27 @@ is_open() {
 	if [ "$2" = 1 ]; then has "$T/out" '"open":true'; else has "$T/out" '"open":false'; fi
 }
 
-ktap_plan 12
+# how Nova made its vGPU: through its privsep daemon (sysfs), or from 29 on
+# through libvirt's node-device API, kept in mdevctl's definitions with
+# autostart
+made_by_nova() {
+	if [ "$NOVA_MAJOR" -ge 29 ]; then
+		mdevctl list -d -u "$1" >"$T/def" 2>&1
+		diag_file "$T/def"
+		has "$T/def" "$1 $2 $3 auto"
+	else
+		grep -q "privsep daemon running as pid" "$NLOG"
+	fi
+}
+
+if [ "$NOVA_MAJOR" -ge 31 ]; then
+	ktap_plan 19
+elif [ "$NOVA_MAJOR" -ge 29 ]; then
+	ktap_plan 17
+else
+	ktap_plan 12
+fi
+echo "# Nova $NOVA_VER"
 
 # Nova starts importing (most of a minute under TCG) while the GPUs and
 # libvirtd come up
@@ -274,7 +304,7 @@ CAPS_PID=$!
 read -r -t 280 R <&$NIN
 echo "# ${SECONDS}s compute.py: $R"
 vmt_reap CAPS_PID
-[ $ok -eq 0 ] && [ "$R" = ready ] && nova reload "$T/nova.conf" && [ "$R" = "ok gv-compute" ] &&
+[ $ok -eq 0 ] && [[ $R == "ready "* ]] && nova reload "$T/nova.conf" && [ "$R" = "ok gv-compute" ] &&
 	debugfs_is "$HW/sim0/hw" pci "$G0" && debugfs_is "$HW/sim1/hw" pci "$G1"
 ktap_result $? "Nova's libvirt driver starts (init_host) on node gv-compute, with the H200s sim0 at $G0 and sim1 at $G1"
 
@@ -307,9 +337,10 @@ read -r _ DOM1 ST1 U1 _ <<<"$R"
 [ $ok -eq 0 ] && [ -n "$U1" ] && mdev_on "$U1" $G1 $T141 && [ -d "$CORE/sim1/vgpus/$U1" ] &&
 	debugfs_is "$CORE/sim1/sched" vgpus 1 && debugfs_is "$CORE/sim0/sched" vgpus 1 &&
 	run -j vgpu show uuid "$U1" && has "$T/out" '"gpu":1' && has "$T/out" '"type":"H200-141C"' &&
-	grep -q "Created mdev: $U1 on pGPU: $G1" "$NLOG" && grep -q "privsep daemon running as pid" "$NLOG" &&
+	grep -q "Created mdev: $U1 on pGPU: $G1" "$NLOG" && made_by_nova "$U1" $G1 $T141 &&
 	nova listed "$U1"
-ktap_result $? "spawn with CUSTOM_H200_141C: Nova's privsep daemon made $U1 on $G1 (sysfs, netlink, debugfs of sim1)"
+ktap_result $? "spawn with CUSTOM_H200_141C: Nova made $U1 on $G1 (sysfs, netlink, debugfs of sim1; $(
+	[ "$NOVA_MAJOR" -ge 29 ] && echo "a libvirt node device, autostart" || echo "its privsep daemon"))"
 
 grep -A3 "<hostdev " "$T/gv-vm1.xml" | diag_file /dev/stdin
 [ "$ST1" = paused ] && has "$T/gv-vm1.xml" "<hostdev mode='subsystem' type='mdev' managed='no' model='vfio-pci'" &&
@@ -367,5 +398,154 @@ read -r _ U2 _ <<<"$R"
 	nova listed "$U2" && expect_inventory "$N0/VGPU/$G0/$TMIG" "$N1/CUSTOM_H200_141C/$G1/$T141" &&
 	[[ $R == "ok $N0=VGPU:2:2 "* ]]
 ktap_result $? "Nova makes a MIG-backed vGPU through $G0: it is on GI 0; the inventory stays 2 (1 left + 1 made)"
+
+if [ "$NOVA_MAJOR" -lt 29 ]; then
+	ktap_finish
+	exit
+fi
+
+# mdev_gone UUID: the vGPU is in none of sysfs, netlink and the core's
+# debugfs
+mdev_gone() {
+	local d
+
+	[ ! -e "/sys/bus/mdev/devices/$1" ] || { echo "# $1 is in sysfs"; return 1; }
+	for d in "$CORE"/sim*/vgpus/"$1"; do
+		[ ! -e "$d" ] || { echo "# $d exists"; return 1; }
+	done
+	! "$CTL" -j vgpu show uuid "$1" >/dev/null 2>&1 || { echo "# gpuvirtctl shows $1"; return 1; }
+}
+
+# libvirt_lists UUID active|inactive: libvirt lists the vGPU's node device
+# so (waits up to 30 s for udev and mdevctl to tell it)
+libvirt_lists() {
+	local _ flag=
+
+	[ "$2" = inactive ] && flag=--inactive
+	for _ in $(seq 60); do
+		$VIRSH nodedev-list --cap mdev $flag 2>/dev/null | grep -q "^mdev_${1//-/_}" && return 0
+		sleep 0.5
+	done
+	echo "# libvirt does not list $1 as $2"
+	return 1
+}
+
+# the MIG layout of check 11 on sim0, as gpuvirt-apply makes it at boot
+mig_layout() {
+	"$CTL" mig mode gpu 0 on >/dev/null && "$CTL" mig create gpu 0 profile 1g.18gb >/dev/null &&
+		"$CTL" mig create gpu 0 profile 1g.18gb >/dev/null &&
+		"$CTL" mig create gpu 0 profile 3g.71gb >/dev/null
+}
+
+# 13-15: a host reboot under an instance with a vGPU. gv-vm2 takes $U1
+# (free since check 9); the host goes down (the guest stops, the vGPUs,
+# GPUs and modules go), comes up (modules, GPUs, the MIG layout), and
+# nova-compute starts again. mdevctl's udev rule would start the defined
+# vGPUs as soon as their GPU registers: it is masked, so that only Nova can
+# bring them back. libvirtd keeps running.
+nova spawn gv-vm2 $N1
+read -r _ DOM2 _ M2 _ <<<"$R"
+: >/etc/udev/rules.d/60-mdevctl.rules
+udevadm control --reload
+ok=1
+if [ "$M2" = "$U1" ] && $VIRSH destroy "$DOM2" >/dev/null; then
+	vmt_remove_mdevs
+	for g in 0 1 2; do "$CTL" mig destroy gpu 0 gi $g >/dev/null 2>&1; done
+	for g in 0 1; do echo $g >$BUS/del_device; done
+	vmt_unload gpuvirt_sim gpuvirt
+	vmt_load gpuvirt gpuvirt_sim && echo "0 h200-141gb" >$BUS/new_device &&
+		echo "1 h200-141gb" >$BUS/new_device && mig_layout
+	ok=$?
+fi
+echo "# ${SECONDS}s: host up again ($ok)"
+[ $ok -eq 0 ] && [ "$($VIRSH domstate "$DOM2" 2>&1)" = "shut off" ] &&
+	mdev_gone "$U1" && mdev_gone "$U2" && libvirt_lists "$U1" inactive && libvirt_lists "$U2" inactive
+ktap_result $? "after a host reboot $DOM2 is shut off, its vGPU $U1 and Nova's MIG-backed $U2 are gone (sysfs, netlink, debugfs); libvirt lists them as defined, inactive"
+
+# 14: Nova's init_host starts them
+nova reload "$T/nova.conf" && [ "$R" = "ok gv-compute" ] &&
+	grep -q "Starting inactive mdev: mdev_${U1//-/_}" "$NLOG" &&
+	grep -q "Starting inactive mdev: mdev_${U2//-/_}" "$NLOG" &&
+	mdev_on "$U1" $G1 $T141 && [ -d "$CORE/sim1/vgpus/$U1" ] &&
+	run -j vgpu show uuid "$U1" && has "$T/out" '"gpu":1' && has "$T/out" '"type":"H200-141C"' &&
+	mdev_on "$U2" $G0 $TMIG && run -j vgpu show uuid "$U2" && has "$T/out" '"gi":0' &&
+	debugfs_is "$CORE/sim0/gis/0/info" vgpus 1 && libvirt_lists "$U1" active
+ktap_result $? "Nova restarted: init_host starts $U1 again on $G1 as H200-141C (sim1) and $U2 on GI 0 of $G0 (sysfs, netlink, debugfs)"
+
+# 15: ... and the manager's resume_state_on_host_boot starts the instance
+nova boot gv-vm2
+read -r _ _ ST2 M2 _ <<<"$R"
+[ "$ST2" = running ] && [ "$M2" = "$U1" ] && is_open "$U1" 1 &&
+	nova destroy gv-vm2 && is_open "$U1" 0
+ktap_result $? "resume_state_on_host_boot: $DOM2 runs again with $U1 (QEMU holds it open); destroyed"
+
+# 16, 17: the live-migration pre-checks, this host as source and as
+# destination, with one type on both GPUs. The vGPUs of checks 13-15 are
+# undefined and MIG turned off first, as an admin would.
+ok=0
+for u in "$U1" "$U2"; do
+	d=$($VIRSH nodedev-list --cap mdev --all 2>/dev/null | grep "^mdev_${u//-/_}")
+	$VIRSH nodedev-destroy "$d" >/dev/null && $VIRSH nodedev-undefine "$d" >/dev/null || ok=1
+done
+for g in 0 1 2; do "$CTL" mig destroy gpu 0 gi $g >/dev/null 2>&1; done
+"$CTL" mig mode gpu 0 off >/dev/null || ok=1
+nova_conf "[devices]" "enabled_mdev_types = $T35"
+[ $ok -eq 0 ] && nova reload "$T/nova.conf" && nova spawn gv-vm3 $N1
+read -r _ DOM3 _ U3 _ <<<"$R"
+nova lmcheck gv-vm3 $N0
+read -r _ lm src target claimed xml _ <<<"$R"
+U4=${claimed#claimed=}
+[ -n "$U3" ] && mdev_on "$U3" $G1 $T35 && [ "$lm" = dst_mdev_lm=True ] && [ "$src" = "src=$U3:$T35" ] &&
+	[ "$target" = "target=$U3:$U4" ] && [ "$xml" = "xml=$U4" ] && [ "$U4" != "$U3" ] &&
+	mdev_on "$U4" $G0 $T35 && [ -d "$CORE/sim0/vgpus/$U4" ] && run -j vgpu show uuid "$U4" &&
+	has "$T/out" '"gpu":0' && has "$T/gv-vm3-dest.xml" "<address uuid='$U4'/>" &&
+	$VIRSH dumpxml "$DOM3" | grep -q "<address uuid='$U3'/>"
+ktap_result $? "live-migration pre-checks of $DOM3 ($U3 on $G1) to sim0: the destination supports mdevs (libvirt >= 8.6, QEMU >= 8.1), claims $U4 on $G0 for it, and the guest XML for the destination names $U4"
+
+# 17: the claimed vGPU is not handed to another instance
+nova allocate $N0 1
+read -r _ U5 _ <<<"$R"
+[ -n "$U5" ] && [ "$U5" != "$U4" ] && mdev_on "$U5" $G0 $T35 && nova destroy gv-vm3
+ktap_result $? "while $U4 is claimed for the migration, an allocation on sim0 gets another vGPU ($U5)"
+
+if [ "$NOVA_MAJOR" -lt 31 ]; then
+	ktap_finish
+	exit
+fi
+
+# 18, 19: VF vGPUs through Nova's PCI passthrough (Nova 31's managed tag:
+# the VF stays with its VFIO driver). A third GPU, sim2, in the sriov
+# model with two VFs typed H200-35C, as gpuvirt-apply makes them at boot;
+# [pci] device_spec names the typed VFs, with a resource class of their
+# own for Placement.
+echo "2 h200-141gb" >$BUS/new_device && "$CTL" gpu set id 2 vgpu-model sriov vfs 2 >/dev/null &&
+	"$CTL" vgpu add gpu 2 type H200-35C >/dev/null && "$CTL" vgpu add gpu 2 type H200-35C >/dev/null
+ok=$?
+UVA=$(cat $PCI/$VFA/gpuvirt/vgpu_uuid 2>/dev/null)
+UVB=$(cat $PCI/$VFB/gpuvirt/vgpu_uuid 2>/dev/null)
+for _ in $(seq 60); do
+	$VIRSH nodedev-list --cap pci 2>/dev/null | grep -qx pci_8002_00_00_2 && break
+	sleep 0.5
+done
+nova_conf "[devices]" "enabled_mdev_types = $T35" "[pci]" \
+	"device_spec = {\"address\": \"$VFA\", \"resource_class\": \"CUSTOM_H200_35C\", \"managed\": \"no\"}" \
+	"device_spec = {\"address\": \"$VFB\", \"resource_class\": \"CUSTOM_H200_35C\", \"managed\": \"no\"}" \
+	"alias = {\"name\": \"h200-35c\", \"vendor_id\": \"fffc\", \"product_id\": \"0002\", \"device_type\": \"type-VF\"}" \
+	"report_in_placement = True"
+[ $ok -eq 0 ] && [ -n "$UVA" ] && [ -n "$UVB" ] && nova reload "$T/nova.conf" && nova pci &&
+	[ "$R" = "ok $VFA=type-VF:$G2:available:managed=false $VFB=type-VF:$G2:available:managed=false rp=$G2:CUSTOM_H200_35C:2" ]
+ktap_result $? "[pci] device_spec of sim2's typed VFs: Nova's PCI tracker takes $VFA and $VFB as type-VF of $G2, unmanaged; Placement gets CUSTOM_H200_35C 2 under $G2"
+
+# 19: an instance with one of them, by the flavor's alias
+nova pcispawn gv-vf1 h200-35c
+read -r _ DOMV STV VF _ <<<"$R"
+UV=$(cat $PCI/$VF/gpuvirt/vgpu_uuid 2>/dev/null)
+grep -A3 "type='pci'" "$T/gv-vf1.xml" | diag_file /dev/stdin
+[ "$STV" = paused ] && { [ "$VF" = $VFA ] || [ "$VF" = $VFB ]; } && [ -n "$UV" ] &&
+	has "$T/gv-vf1.xml" "<hostdev mode='subsystem' type='pci' managed='no'>" &&
+	has "$T/gv-vf1.xml" "<address domain='0x8002' bus='0x00' slot='0x00' function='0x${VF##*.}'/>" &&
+	is_open "$UV" 1 && [ "$(readlink $PCI/$VF/driver)" = "$(readlink $PCI/$VFA/driver)" ] &&
+	nova destroy gv-vf1 && is_open "$UV" 0 && sysfs_is $PCI/$VF/gpuvirt/vgpu_uuid "$UV"
+ktap_result $? "pci_passthrough:alias h200-35c:1: Nova gives $DOMV the VF vGPU $VF as <hostdev type='pci' managed='no'>; it starts with QEMU holding $UV open; destroyed, the VF keeps its vGPU"
 
 ktap_finish
