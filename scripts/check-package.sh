@@ -283,6 +283,101 @@ TRIXIE_ALLOWED=(
 	'/var/lib/dkms/mok\.(key|pub)'
 )
 
+# skip_rest WHY: the tests after a fatal failure, as skipped ($ntests is
+# the plan), then the end of the run.
+skip_rest() {
+	while [ "$KTAP_N" -lt "$ntests" ]; do
+		ktap_skip "not run" "$1"
+	done
+	echo "# check-package: took $(($(date +%s) - T0)) s"
+	ktap_finish
+}
+
+# build_debs NAME RUNNER...: test 1, NAME, the packages built from a copy of
+# the worktree in $OUT/src (dpkg-buildpackage writes to its parent, $OUT).
+# RUNNER... is a command that runs dpkg-buildpackage in the directory given
+# as its last argument. Sets ver, arch, debs and changes; a failure skips
+# the rest.
+build_debs() {
+	local name=$1 s rc f
+	shift
+	s=$(date +%s)
+	mkdir -p "$OUT/src"
+	tar -C "$SRC" --exclude=./build --exclude=./.git -cf - . | tar -C "$OUT/src" -xf - &&
+		"$@" "$OUT/src" >"$OUT/build.log" 2>&1
+	rc=$?
+	[ $rc -ne 0 ] && tail -n 25 "$OUT/build.log" | sed 's/^/# /'
+	ver=$(dpkg-parsechangelog -l "$SRC/debian/changelog" -S Version)
+	arch=$(dpkg --print-architecture)
+	debs=("$OUT/gpuvirt-dkms_${ver}_all.deb" "$OUT/gpuvirt-tools_${ver}_${arch}.deb")
+	changes=$OUT/gpuvirt_${ver}_${arch}.changes
+	for f in "${debs[@]}" "$changes"; do
+		[ -e "$f" ] || { ktap_diag "missing: $f"; rc=1; }
+	done
+	ktap_result $rc "$name ($(($(date +%s) - s)) s)"
+	[ $rc -eq 0 ] || skip_rest "the packages did not build"
+	for f in "$OUT"/*.deb; do
+		ktap_diag "$(basename "$f"): $(stat -c %s "$f") bytes, Installed-Size $(dpkg-deb -f "$f" Installed-Size) KiB"
+	done
+}
+
+# modules_found NAME KVER FSROOT RUNNER...: test NAME, what the module tools
+# (run through RUNNER..., which may be empty) make of the DKMS modules for
+# KVER installed under FSROOT (/ for the host).
+modules_found() {
+	local name=$1 k=$2 fsroot=$3 ok=0 m f vm deps
+	shift 3
+	for m in "${MODS[@]}"; do
+		f=$("$@" modinfo -k "$k" -n "$m" 2>/dev/null)
+		if ! in_dkms_tree "$f" "$k" "$m"; then
+			ktap_diag "$k: modinfo -n $m says '$f'"
+			ok=1
+			continue
+		fi
+		vm=$("$@" modinfo -k "$k" -F vermagic "$m" | cut -d' ' -f1)
+		[ "$vm" = "$k" ] || { ktap_diag "$k: $m has vermagic $vm"; ok=1; }
+		params_described "${fsroot%/}$f" || ok=1
+	done
+	deps=$("$@" modprobe -S "$k" --show-depends gpuvirt_sim 2>&1)
+	echo "$deps" | sed "s/^/# $k: modprobe --show-depends gpuvirt_sim: /"
+	echo "$deps" | grep -q "/updates/dkms/gpuvirt\.ko" || ok=1
+	deps=$("$@" modprobe -S "$k" --show-depends gpuvirt_vfio_pci 2>&1)
+	echo "$deps" | sed "s/^/# $k: modprobe --show-depends gpuvirt_vfio_pci: /"
+	echo "$deps" | grep -q "/vfio-pci-core\.ko" || ok=1
+	echo "$deps" | grep -q "/updates/dkms/gpuvirt_vfio_pci\.ko" || ok=1
+	ktap_result $ok "$name"
+}
+
+# vm_package_test NAME KVER ROOT: test NAME, a VM booted on KVER with ROOT
+# as its root (/ for the host's) running this script's --guest checks
+# against the packages installed there; skipped when they did not install.
+vm_package_test() {
+	local name=$1 k=$2 root=$3 s rc
+	if [ "$install_rc" -ne 0 ]; then
+		ktap_skip "$name" "the packages did not install"
+		return
+	fi
+	s=$(date +%s)
+	GPUVIRT_VM_ROOT=$root "$SRC/selftests/vm-run.sh" -k "$k" -o "$OUT/vm-$k" -t 900 -T 600 \
+		--cmd 'scripts/check-package.sh --guest' >"$OUT/vm-$k.log" 2>&1
+	rc=$?
+	sed -n '/^\(TAP version\|1\.\.[0-9]\|ok \|not ok \|    \|#\)/p' "$OUT/vm-$k.log" | sed 's/^/    /'
+	grep '^vm-run:' "$OUT/vm-$k.log" | sed 's/^/# /'
+	ktap_result $rc "$name ($(($(date +%s) - s)) s)"
+}
+
+# dpkg-buildpackage in DIR, on the host.
+host_buildpackage() {
+	(cd "$1" && exec dpkg-buildpackage -us -uc -b)
+}
+
+# dpkg-buildpackage in DIR, in the trixie root.
+trixie_buildpackage() {
+	# shellcheck disable=SC2016 # expanded in the root
+	nice -n 19 "$SRC/scripts/trixie-root.sh" --run \
+		sh -c 'cd "$1" && exec dpkg-buildpackage -us -uc -b' build "$1"
+}
+
 # trixie_inroot [--nice] CMD...: CMD chrooted in the overlay $M, with proc,
 # sys, dev, tmpfs on /tmp, /var/tmp and /run, and $OUT (the packages) bound
 # at /run/gvpkg, in a mount namespace of its own: nothing it mounts is left
@@ -378,37 +473,10 @@ trixie() {
 	ntests=$((9 + ${#kvers[@]} + ${#vm_kvers[@]}))
 	ktap_plan "$ntests"
 
-	skip_rest() {
-		while [ "$KTAP_N" -lt "$ntests" ]; do
-			ktap_skip "not run" "$1"
-		done
-		echo "# check-package: took $(($(date +%s) - T0)) s"
-		ktap_finish
-	}
 
 	# 1. build, in the root, from a copy of the worktree.
-	s=$(date +%s)
-	mkdir -p "$OUT/src"
-	# shellcheck disable=SC2016 # expanded in the root
-	tar -C "$SRC" --exclude=./build --exclude=./.git -cf - . | tar -C "$OUT/src" -xf - &&
-		nice -n 19 "$SRC/scripts/trixie-root.sh" --run \
-			sh -c 'cd "$1" && exec dpkg-buildpackage -us -uc -b' build "$OUT/src" \
-			>"$OUT/build.log" 2>&1
-	rc=$?
-	[ $rc -ne 0 ] && tail -n 25 "$OUT/build.log" | sed 's/^/# /'
-	ver=$(dpkg-parsechangelog -l "$SRC/debian/changelog" -S Version)
-	arch=$(dpkg --print-architecture)
-	debs=("$OUT/gpuvirt-dkms_${ver}_all.deb" "$OUT/gpuvirt-tools_${ver}_${arch}.deb")
-	changes=$OUT/gpuvirt_${ver}_${arch}.changes
-	for f in "${debs[@]}" "$changes"; do
-		[ -e "$f" ] || { ktap_diag "missing: $f"; rc=1; }
-	done
 	ktap_diag "$(grep -E '^(debhelper|dpkg-dev|dh-dkms|gcc-14) ' "$tdir/packages" | tr '\n' ' ')"
-	ktap_result $rc "trixie: dpkg-buildpackage -us -uc -b in the Debian 13 root ($(($(date +%s) - s)) s)"
-	[ $rc -eq 0 ] || skip_rest "the packages did not build"
-	for f in "$OUT"/*.deb; do
-		ktap_diag "$(basename "$f"): $(stat -c %s "$f") bytes, Installed-Size $(dpkg-deb -f "$f" Installed-Size) KiB"
-	done
+	build_debs "trixie: dpkg-buildpackage -us -uc -b in the Debian 13 root" trixie_buildpackage
 
 	# 2. trixie's lintian, as in the Debian 12 mode.
 	lver=$(sed -n 's/^lintian //p' "$tdir/packages")
@@ -487,41 +555,13 @@ trixie() {
 
 	# 4. what the root's module tools make of the installed modules.
 	for k in "${kvers[@]}"; do
-		ok=0
-		for m in "${MODS[@]}"; do
-			f=$(trixie_inroot modinfo -k "$k" -n "$m" 2>/dev/null)
-			if ! in_dkms_tree "$f" "$k" "$m"; then
-				ktap_diag "$k: modinfo -n $m says '$f'"
-				ok=1
-				continue
-			fi
-			vm=$(trixie_inroot modinfo -k "$k" -F vermagic "$m" | cut -d' ' -f1)
-			[ "$vm" = "$k" ] || { ktap_diag "$k: $m has vermagic $vm"; ok=1; }
-			params_described "$M$f" || ok=1
-		done
-		deps=$(trixie_inroot modprobe -S "$k" --show-depends gpuvirt_sim 2>&1)
-		echo "$deps" | sed "s/^/# $k: modprobe --show-depends gpuvirt_sim: /"
-		echo "$deps" | grep -q "/updates/dkms/gpuvirt\.ko" || ok=1
-		deps=$(trixie_inroot modprobe -S "$k" --show-depends gpuvirt_vfio_pci 2>&1)
-		echo "$deps" | sed "s/^/# $k: modprobe --show-depends gpuvirt_vfio_pci: /"
-		echo "$deps" | grep -q "/vfio-pci-core\.ko" || ok=1
-		echo "$deps" | grep -q "/updates/dkms/gpuvirt_vfio_pci\.ko" || ok=1
-		ktap_result $ok "trixie: $k: modinfo and modprobe find the DKMS modules, parameters described, dependencies from modules.dep"
+		modules_found "trixie: $k: modinfo and modprobe find the DKMS modules, parameters described, dependencies from modules.dep" \
+			"$k" "$M" trixie_inroot
 	done
 
 	# 5. the VM, booted with the overlay as its root (read-only there).
 	for k in "${vm_kvers[@]}"; do
-		if [ $install_rc -ne 0 ]; then
-			ktap_skip "trixie: vm-$k" "the packages did not install"
-			continue
-		fi
-		s=$(date +%s)
-		GPUVIRT_VM_ROOT=$M "$SRC/selftests/vm-run.sh" -k "$k" -o "$OUT/vm-$k" -t 900 -T 600 \
-			--cmd 'scripts/check-package.sh --guest' >"$OUT/vm-$k.log" 2>&1
-		rc=$?
-		sed -n '/^\(TAP version\|1\.\.[0-9]\|ok \|not ok \|    \|#\)/p' "$OUT/vm-$k.log" | sed 's/^/    /'
-		grep '^vm-run:' "$OUT/vm-$k.log" | sed 's/^/# /'
-		ktap_result $rc "trixie: vm-$k: modprobe, the unit's ExecStart and gpuvirtctl against the packages installed in the root ($(($(date +%s) - s)) s)"
+		vm_package_test "trixie: vm-$k: modprobe, the unit's ExecStart and gpuvirtctl against the packages installed in the root" "$k" "$M"
 	done
 
 	# 6. purge, and look for anything left.
@@ -682,36 +722,8 @@ rm -rf "$OUT/src" "$OUT"/*.deb "$OUT"/*.changes "$OUT"/*.buildinfo "$OUT"/*.log 
 ntests=$((9 + 2 * ${#kvers[@]}))
 ktap_plan $ntests
 
-# skip_rest WHY: the tests after a fatal failure, as skipped.
-skip_rest() {
-	while [ "$KTAP_N" -lt "$ntests" ]; do
-		KTAP_N=$((KTAP_N + 1))
-		echo "ok $KTAP_N # SKIP $1"
-	done
-	echo "# check-package: took $(($(date +%s) - T0)) s"
-	ktap_finish
-}
-
-# 1. build, from a copy of the worktree: dpkg-buildpackage writes to the
-# parent directory, which is build/package/.
-s=$(date +%s)
-mkdir -p "$OUT/src"
-tar -C "$SRC" --exclude=./build --exclude=./.git -cf - . | tar -C "$OUT/src" -xf - &&
-	(cd "$OUT/src" && dpkg-buildpackage -us -uc -b) >"$OUT/build.log" 2>&1
-rc=$?
-[ $rc -ne 0 ] && tail -n 25 "$OUT/build.log" | sed 's/^/# /'
-ver=$(dpkg-parsechangelog -l "$SRC/debian/changelog" -S Version)
-arch=$(dpkg --print-architecture)
-debs=("$OUT/gpuvirt-dkms_${ver}_all.deb" "$OUT/gpuvirt-tools_${ver}_${arch}.deb")
-changes=$OUT/gpuvirt_${ver}_${arch}.changes
-for f in "${debs[@]}" "$changes"; do
-	[ -e "$f" ] || { ktap_diag "missing: $f"; rc=1; }
-done
-ktap_result $rc "dpkg-buildpackage -us -uc -b ($(($(date +%s) - s)) s)"
-[ $rc -eq 0 ] || skip_rest "the packages did not build"
-for f in "$OUT"/*.deb; do
-	ktap_diag "$(basename "$f"): $(stat -c %s "$f") bytes, Installed-Size $(dpkg-deb -f "$f" Installed-Size) KiB"
-done
+# 1. build, from a copy of the worktree.
+build_debs "dpkg-buildpackage -us -uc -b" host_buildpackage
 
 # 2. lintian, with every tag shown down to pedantic and experimental ones
 # and the overrides; only errors and warnings fail.
@@ -767,42 +779,13 @@ fi
 
 # 4. what the host's module tools make of the installed modules.
 for k in "${kvers[@]}"; do
-	ok=0
-	for m in "${MODS[@]}"; do
-		f=$(modinfo -k "$k" -n "$m" 2>/dev/null)
-		if ! in_dkms_tree "$f" "$k" "$m"; then
-			ktap_diag "$k: modinfo -n $m says '$f'"
-			ok=1
-			continue
-		fi
-		vm=$(modinfo -k "$k" -F vermagic "$m" | cut -d' ' -f1)
-		[ "$vm" = "$k" ] || { ktap_diag "$k: $m has vermagic $vm"; ok=1; }
-		params_described "$f" || ok=1
-	done
-	deps=$(modprobe -S "$k" --show-depends gpuvirt_sim 2>&1)
-	echo "$deps" | sed "s/^/# $k: modprobe --show-depends gpuvirt_sim: /"
-	echo "$deps" | grep -q "/updates/dkms/gpuvirt\.ko" || ok=1
-	deps=$(modprobe -S "$k" --show-depends gpuvirt_vfio_pci 2>&1)
-	echo "$deps" | sed "s/^/# $k: modprobe --show-depends gpuvirt_vfio_pci: /"
-	echo "$deps" | grep -q "/vfio-pci-core\.ko" || ok=1
-	echo "$deps" | grep -q "/updates/dkms/gpuvirt_vfio_pci\.ko" || ok=1
-	ktap_result $ok "$k: modinfo and modprobe find the DKMS modules, parameters described, dependencies from modules.dep"
+	modules_found "$k: modinfo and modprobe find the DKMS modules, parameters described, dependencies from modules.dep" \
+		"$k" /
 done
 
 # 5. each kernel in a VM, with the packages as installed on this host.
 for k in "${kvers[@]}"; do
-	if [ $install_rc -ne 0 ]; then
-		KTAP_N=$((KTAP_N + 1))
-		echo "ok $KTAP_N vm-$k # SKIP the packages did not install"
-		continue
-	fi
-	s=$(date +%s)
-	"$SRC/selftests/vm-run.sh" -k "$k" -o "$OUT/vm-$k" -t 900 -T 600 \
-		--cmd 'scripts/check-package.sh --guest' >"$OUT/vm-$k.log" 2>&1
-	rc=$?
-	sed -n '/^\(TAP version\|1\.\.[0-9]\|ok \|not ok \|    \|#\)/p' "$OUT/vm-$k.log" | sed 's/^/    /'
-	grep '^vm-run:' "$OUT/vm-$k.log" | sed 's/^/# /'
-	ktap_result $rc "vm-$k: modprobe, the unit's ExecStart and gpuvirtctl against the installed packages ($(($(date +%s) - s)) s)"
+	vm_package_test "vm-$k: modprobe, the unit's ExecStart and gpuvirtctl against the installed packages" "$k" /
 done
 
 # 6. purge, and look for anything left.

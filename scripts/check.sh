@@ -190,7 +190,7 @@ kbuild_strict() {
 	fi
 	rm -f "$log"
 	if [ "$ncc" -eq 0 ] || [ "$nchk" -ne "$ncc" ]; then
-		echo "kbuild: sparse checked $nchk of the $ncc files compiled"
+		echo "kbuild: $ncc files compiled, $nchk checked by sparse: a build from clean compiles and checks each file once (was sparse turned off, or did another build share build/$kver?)"
 		return 1
 	fi
 	echo "kbuild: $ncc files compiled with W=1, $nchk checked by sparse${KBUILD_CHECK:+ ($KBUILD_CHECK)}"

@@ -37,19 +37,10 @@ JOBS=${GPUVIRT_DEBUG_KERNEL_JOBS:-2}
 # Bump when the recipe below changes in a way that changes the result.
 RECIPE=1
 
-die() {
-	echo "debug-kernel: $*" >&2
-	exit 1
-}
-
-mode=build
-case ${1:-} in
-'') ;;
---print) mode=print ;;
---status) mode=status ;;
--h|--help) sed -n '3,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-*) die "unknown argument '$1' (see --help)" ;;
-esac
+CACHE_WHO=debug-kernel
+# shellcheck source=scripts/lib/cache.sh
+. "$SRC/scripts/lib/cache.sh"
+cache_mode "${1:-}"
 
 [ -r "$FRAG" ] || die "missing $FRAG"
 tarball=$(ls /usr/src/$PKG.tar.* 2>/dev/null | head -n1 || true)
@@ -59,21 +50,11 @@ srcver=$(dpkg-query -W -f='${Version}' $PKG 2>/dev/null) ||
 hash=$({ echo "recipe $RECIPE"; cat "$FRAG"; } | sha256sum | cut -c1-12)
 dir=$ROOT/${srcver//[^A-Za-z0-9.+-]/_}-$hash
 
-case $mode in
-print) echo "$dir"; exit 0 ;;
-status)
-	if [ -e "$dir/done" ]; then echo "cached $dir"; exit 0; fi
-	echo "missing $dir"; exit 1 ;;
-esac
+cache_answer "$dir" "$dir"
 
 [ -e "$dir/done" ] && { echo "$dir"; exit 0; }
 
-mkdir -p "$ROOT"
-exec 8>"$ROOT/.lock-${dir##*/}"
-if ! flock -n 8; then
-	echo "debug-kernel: another build of ${dir##*/} is running; waiting" >&2
-	flock 8
-fi
+cache_lock "$dir"
 [ -e "$dir/done" ] && { echo "$dir"; exit 0; }
 
 t0=$(date +%s)

@@ -74,20 +74,11 @@ PACKAGES=(qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-daem
 	  xz-utils zstd cpio
 	  python3-nova python3-libvirt)
 
-die() {
-	echo "trixie-root: $*" >&2
-	exit 1
-}
-
-mode=build
-case ${1:-} in
-'') ;;
---print) mode=print ;;
---status) mode=status ;;
---run) mode=run; shift ;;
--h|--help) sed -n '3,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-*) die "unknown argument '$1' (see --help)" ;;
-esac
+CACHE_WHO=trixie-root
+# shellcheck source=scripts/lib/cache.sh
+. "$SRC/scripts/lib/cache.sh"
+cache_mode --with-run "${1:-}"
+[ $mode = run ] && shift
 [ $mode = run ] || [ $# -le 1 ] || die "unexpected argument '$2' (see --help)"
 
 hash=$({
@@ -97,12 +88,7 @@ hash=$({
 dir=$CACHE/$hash
 root=$dir/root
 
-case $mode in
-print) echo "$root"; exit 0 ;;
-status)
-	if [ -e "$dir/done" ]; then echo "cached $root"; exit 0; fi
-	echo "missing $root"; exit 1 ;;
-esac
+cache_answer "$dir" "$root"
 
 # Run CMD in ROOT (--run): a throwaway overlay on the cached root, the repo
 # at its own path, as the guest of selftests/vm-run.sh sees them.
@@ -223,12 +209,7 @@ security=${GPUVIRT_TRIXIE_SECURITY_MIRROR:-$(echo "$sources" |
 mirror=${mirror%/}
 security=${security%/}
 
-mkdir -p "$CACHE"
-exec 8>"$CACHE/.lock-$hash"
-if ! flock -n 8; then
-	echo "trixie-root: another build of $hash is running; waiting" >&2
-	flock 8
-fi
+cache_lock "$dir"
 if [ -e "$dir/done" ]; then
 	[ $mode = run ] && run_in_root "$@"
 	echo "$root"
@@ -358,6 +339,7 @@ printf '13-6.12 %s\n7 %s\n' "$k612" "$k7" >"$dir/kernels"
 # libc; sid's archive is only read for it, then dropped from the sources).
 # "sparse" lists RELEASE and the CHECK program for each kernel.
 probe_sparse() {
+	# shellcheck disable=SC2016 # expanded by the root's sh
 	query sh -c 'cd /tmp && "$0"/scripts/checker-valid.sh "$1"' "$1" "$2"
 }
 : >"$dir/sparse"
