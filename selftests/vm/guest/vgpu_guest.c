@@ -62,6 +62,14 @@ static inline void outl(u16 port, u32 v)
 	asm volatile("outl %0, %1" : : "a"(v), "Nd"(port));
 }
 
+static inline u8 inb(u16 port)
+{
+	u8 v;
+
+	asm volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
 static inline u32 inl(u16 port)
 {
 	u32 v;
@@ -499,11 +507,16 @@ static void run_once(u32 vram_size)
  * step with selftests/vm/vgpu_migrate_qemu.sh).
  *
  * Each round ends with one line on the debug console:
- *   live: seq=N done=D checked=C bad=B
+ *   live: seq=N done=D checked=C bad=B flip=F
  * D is the device's count of packets completed since the start, which
  * must be 5 * N: a packet lost or run twice shows there. C counts the
  * checks made, B those that failed; each failure also prints
  *   live: seq=N mismatch WHAT got X want Y
+ * F is 1 when the round's frame was flipped to and shown, 0 when the host
+ * held the flips: a byte 'h' on COM1 holds them from the next round on
+ * (the work goes on), 'g' lets them go again; each is acknowledged with
+ * "live: hold" or "live: go". So the host can know which frame is on
+ * screen while the guest runs on, after a migration for one.
  */
 #define WORK_FILL	0x4000u
 #define WORK_COPY	0x5000u
@@ -517,6 +530,9 @@ static void run_once(u32 vram_size)
 #define DIGIT_STEP	16u
 #define DIGIT_RGB	0x00ffffffu
 #define SPINS		100000000u
+#define COM1		0x3f8
+#define COM1_LSR	(COM1 + 5)
+#define LSR_DATA_READY	0x01u
 
 /* 3x5 digits, rows top first, 3 bits a row, the left column highest */
 static const u16 font[10] = {
@@ -537,7 +553,24 @@ static u32 pattern(u32 seq)
 	return (seq * 0x01000193u) ^ 0xa5a5a5a5u;
 }
 
-static u32 live_seq, live_checked, live_bad;
+static u32 live_seq, live_checked, live_bad, live_hold;
+
+/* What the host said on COM1; a port with no UART reads all ones. */
+static void live_read_host(void)
+{
+	u8 lsr, c;
+
+	for (;;) {
+		lsr = inb(COM1_LSR);
+		if (lsr == 0xff || !(lsr & LSR_DATA_READY))
+			return;
+		c = inb(COM1);
+		if (c == 'h' || c == 'g') {
+			live_hold = c == 'h';
+			puts_(live_hold ? "live: hold\n" : "live: go\n");
+		}
+	}
+}
 
 static void live_expect(const char *what, u32 got, u32 want)
 {
@@ -666,7 +699,9 @@ static void run_live(void)
 		live_submit(&tail, back);
 		live_check(tail, back, done0);
 		draw_number(back, live_seq);
-		live_flip(back);
+		live_read_host();
+		if (!live_hold)
+			live_flip(back);
 		puts_("live: seq=");
 		put_dec(live_seq);
 		puts_(" done=");
@@ -675,8 +710,10 @@ static void run_live(void)
 		put_dec(live_checked);
 		puts_(" bad=");
 		put_dec(live_bad);
-		puts_("\n");
-		back ^= FRAME_A ^ FRAME_B;
+		puts_(live_hold ? " flip=0\n" : " flip=1\n");
+		/* a held round leaves the back frame the back frame */
+		if (!live_hold)
+			back ^= FRAME_A ^ FRAME_B;
 	}
 }
 
