@@ -804,10 +804,17 @@ static void neighbours_finish(int check)
 	}
 }
 
+/*
+ * setup() ran and teardown() has not: the tenants exist. T[] starts zeroed,
+ * so an fd of 0 says nothing about whether they do.
+ */
+static bool tenants_up;
+
 static void teardown(void)
 {
 	unsigned int t;
 
+	tenants_up = false;
 	if (dst_disp_map)
 		munmap(dst_disp_map, S);
 	if (dst_bar2_map)
@@ -926,6 +933,7 @@ static int setup(char *why, size_t wlen)
 		T[t].uuid = tenant_uuids[t];
 		T[t].fd = -1;
 	}
+	tenants_up = true;
 	err = gv_setup_h200();
 	if (err) {
 		snprintf(why, wlen, "loading the modules and sim0: %s", strerror(-err));
@@ -3078,10 +3086,11 @@ static int display_mode(void)
 	cur_desc = "";
 	snprintf(cur_ctx, sizeof(cur_ctx), "set-up");
 	printf("    # Subtest: display\n");
-	if (T[T_DST].fd < 0)
-		err = setup(why, sizeof(why));
-	else
+	/* after the stream mode, in the same run, only dst is made anew */
+	if (tenants_up)
 		err = dst_recycle(why, sizeof(why));
+	else
+		err = setup(why, sizeof(why));
 	if (!err && !T[T_SRC].signed_)
 		err = tenant_sign(T_SRC);
 	if (err) {
