@@ -136,13 +136,20 @@ class Compute:
 
     # --- the database and Placement, stood in for --------------------------
 
-    @staticmethod
-    def stand_in_database():
+    def stand_in_database(self):
         def save(inst, *args, **kwargs):
             inst.obj_reset_changes()
 
         def get_by_host(cls, context, host, *args, **kwargs):
             return objects.InstanceList(objects=[])
+
+        # the instances this stand-in built (get_available_resource looks up
+        # those libvirt has domains for)
+        def get_by_filters(cls, context, filters, *args, **kwargs):
+            uuids = filters.get('uuid')
+            return objects.InstanceList(objects=[
+                inst for inst in self.instances.values()
+                if uuids is None or inst.uuid in uuids])
 
         def get_by_compute_host(cls, context, host, *args, **kwargs):
             service = objects.Service(context=context, id=1, host=host,
@@ -161,15 +168,28 @@ class Compute:
         def no_pci_devices(cls, context, node_id, *args, **kwargs):
             return objects.PciDeviceList(objects=[])
 
+        # Nova 30 and later: an instance's shares (spawn's device metadata)
+        def no_shares(cls, context, instance_uuid, *args, **kwargs):
+            return objects.ShareMappingList(objects=[])
+
+        if hasattr(objects, 'ShareMappingList'):
+            shares = objects.ShareMappingList
+            shares.get_by_instance_uuid = classmethod(no_shares)
         objects.PciDevice.save = save
         objects.PciDeviceList.get_by_compute_node = classmethod(no_pci_devices)
         vifs = objects.VirtualInterfaceList
         bdms = objects.BlockDeviceMappingList
         vifs.get_by_instance_uuid = classmethod(no_vifs)
+
+        def no_bdms_of(cls, context, instance_uuids, *args, **kwargs):
+            return objects.BlockDeviceMappingList(objects=[])
+
+        bdms.get_by_instance_uuids = classmethod(no_bdms_of)
         bdms.get_by_instance_uuid = classmethod(no_bdms)
         objects.Instance.save = save
         objects.Service.save = save
         objects.InstanceList.get_by_host = classmethod(get_by_host)
+        objects.InstanceList.get_by_filters = classmethod(get_by_filters)
         objects.Service.get_by_compute_host = classmethod(get_by_compute_host)
 
     @staticmethod
