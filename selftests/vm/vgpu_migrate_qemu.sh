@@ -8,14 +8,20 @@
 # The guest is selftests/vm/guest/ in its live mode (-append mode=live): it
 # rings FILL, FILL, COPY, COMPUTE and FENCE every round and checks every
 # result, draws the round's number on a frame filled by the engine and
-# flips head 0 to it, and prints "live: seq=N done=D checked=C bad=B" on its
-# debug console. Three simulated A100s: vGPU A (A100-1B) on sim0, vGPU B
-# (A100-1B) on sim1, vGPU C (A100-2B, another type) on sim2 (a GPU
-# takes vGPUs of one type at a time).
+# flips head 0 to it, and prints "live: seq=N done=D checked=C bad=B flip=F"
+# on its debug console; a byte 'h' on its COM1 holds its flips (the work
+# goes on), 'g' lets them go, so that the host knows which frame is on
+# screen. QEMU is given enable-migration=on: QEMU 10 blocks VFIO migration
+# of a device with no DMA logging behind the legacy type1 container, and a
+# vGPU does no DMA to the VM's memory (Documentation/admin-guide.rst, "Live
+# migration, save and restore"). Three simulated A100s: vGPU A (A100-1B)
+# on sim0, vGPU B (A100-1B) on sim1, vGPU C (A100-2B, another type) on sim2
+# (a GPU takes vGPUs of one type at a time).
 #
 #  1. live: QEMU on A runs the guest; QEMU on B waits with -incoming and
 #     -S; QMP "migrate" moves it (pre-copy: the kernel offers it). The
-#     source's last frame (screendump) is what B shows first, and the
+#     source's last frame (screendump) is what B shows first (its flips
+#     held from its first round on), then the frames count on, and the
 #     guest's console goes on from where the source's stopped: every round
 #     once, in order, its work checked and its packet count 5 per round.
 #  2. save and restore: B's QEMU migrates to a file; a new QEMU on A takes
@@ -91,7 +97,10 @@ def bg(n):
     return h & 0x7f7f7f
 
 def render(n):
-    pix = [bg(n)] * (W * H)
+    """Round n's frame as PPM pixel bytes."""
+    c = bg(n)
+    pix = bytearray(bytes((c >> 16, c >> 8 & 0xff, c & 0xff)) * (W * H))
+    white = bytes((0xff, 0xff, 0xff)) * SCALE
     for d in range(DIGITS):
         bits = FONT[n // 10 ** d % 10]
         x0 = DX + (DIGITS - 1 - d) * STEP
@@ -99,13 +108,14 @@ def render(n):
             for c in range(3):
                 if bits & (1 << (14 - (r * 3 + c))):
                     for sy in range(SCALE):
-                        for sx in range(SCALE):
-                            pix[(DY + r * SCALE + sy) * W + x0 + c * SCALE + sx] = WHITE
-    return pix
+                        i = ((DY + r * SCALE + sy) * W + x0 + c * SCALE) * 3
+                        pix[i:i + 3 * SCALE] = white
+    return bytes(pix)
 
 def load_ppm(path):
-    # the header's four fields, then one whitespace byte: the pixels may
-    # begin with bytes that read as whitespace
+    """Width, height and the pixel bytes. The header's four fields, then
+    one whitespace byte: the pixels may begin with bytes that read as
+    whitespace."""
     data = open(path, "rb").read()
     fields, pos = [], 0
     while len(fields) < 4 and pos < len(data):
@@ -118,14 +128,18 @@ def load_ppm(path):
     if len(fields) < 4 or fields[0] != b"P6":
         raise ValueError(f"{path}: not a PPM")
     w, h = int(fields[1]), int(fields[2])
-    raw = data[pos + 1:]
+    raw = data[pos + 1:pos + 1 + w * h * 3]
     if len(raw) < w * h * 3:
         raise ValueError(f"{path}: {len(raw)} bytes of pixels, not {w * h * 3}")
-    return w, h, [raw[i] << 16 | raw[i + 1] << 8 | raw[i + 2] for i in range(0, w * h * 3, 3)]
+    return w, h, raw
+
+def rgb(raw, x, y):
+    i = (y * W + x) * 3
+    return raw[i] << 16 | raw[i + 1] << 8 | raw[i + 2]
 
 def decode(path):
     """The round number a screendump shows; raises if it is no live frame."""
-    w, h, pix = load_ppm(path)
+    w, h, raw = load_ppm(path)
     if (w, h) != (W, H):
         raise ValueError(f"{path}: {w}x{h}, not a {W}x{H} live frame")
     n = 0
@@ -134,17 +148,17 @@ def decode(path):
         bits = 0
         for r in range(5):
             for c in range(3):
-                if pix[(DY + r * SCALE) * W + x0 + c * SCALE] == WHITE:
+                if rgb(raw, x0 + c * SCALE, DY + r * SCALE) == WHITE:
                     bits |= 1 << (14 - (r * 3 + c))
         if bits not in FONT:
             raise ValueError(f"{path}: digit {d} reads {bits:#06x}, no digit")
         n = n * 10 + FONT.index(bits)
     want = render(n)
-    bad = [i for i in range(W * H) if pix[i] != want[i]]
-    if bad:
-        i = bad[0]
-        raise ValueError(f"{path}: frame {n}: {len(bad)} pixels differ, first ({i % W},{i // W}) "
-                         f"{pix[i]:06x} want {want[i]:06x}")
+    if raw != want:
+        i = next(i for i in range(0, W * H * 3, 3) if raw[i:i + 3] != want[i:i + 3]) // 3
+        bad = sum(raw[j:j + 3] != want[j:j + 3] for j in range(0, W * H * 3, 3))
+        raise ValueError(f"{path}: frame {n}: {bad} pixels differ, first ({i % W},{i // W}) "
+                         f"{rgb(raw, i % W, i // W):06x} want {rgb(want, i % W, i // W):06x}")
     return n
 
 def console(paths):
