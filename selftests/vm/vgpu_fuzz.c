@@ -2044,8 +2044,13 @@ static struct {
 	unsigned long n;
 } reasons[48];
 static unsigned int nreasons;
-static double refusal_t[16];
-static unsigned int nrefusal_t;
+/*
+ * When the kernel printed each of its last lines of a refused stream, of
+ * any device: the kernel rate-limits each of its refusal messages to 10 in
+ * 5 s, and one refusal may print more than one line.
+ */
+static double logged_t[32];
+static unsigned int nlogged_t;
 
 static void count_reason(const char *why)
 {
@@ -2061,13 +2066,27 @@ static void count_reason(const char *why)
 	reasons[i].n++;
 }
 
-/* Refusals in the last 5.5 s: at 10 or more, the log may be rate-limited. */
-static unsigned int recent_refusals(double t)
+/* Note the refusal lines in @k as printed at @t (they were just read). */
+static void note_logged(const struct klog *k, double t)
+{
+	const char *p = k->text;
+
+	while (p && (p = strstr(p, "migration stream refused"))) {
+		logged_t[nlogged_t++ % GVS_ARRAY_SIZE(logged_t)] = t;
+		p++;
+	}
+}
+
+/*
+ * Refusal lines the kernel printed in the last 5.5 s: at 10 or more, the
+ * next one may be rate-limited away.
+ */
+static unsigned int recent_logged(double t)
 {
 	unsigned int i, n = 0;
 
-	for (i = 0; i < nrefusal_t && i < GVS_ARRAY_SIZE(refusal_t); i++)
-		n += t - refusal_t[i] < 5.5;
+	for (i = 0; i < nlogged_t && i < GVS_ARRAY_SIZE(logged_t); i++)
+		n += t - logged_t[i] < 5.5;
 	return n;
 }
 
@@ -2295,6 +2314,7 @@ static bool run_stream(const struct gvs_stream *s, struct rng *r, bool sanity,
 	}
 	klog_drain(&kl);
 	klog_scan(&kl, SC_KLOG);	/* before this stream: the last one's */
+	note_logged(&kl, now_s());
 	dst_irqs();
 	sst.run++;
 
@@ -2330,8 +2350,7 @@ static bool run_stream(const struct gvs_stream *s, struct rng *r, bool sanity,
 
 		sst.refused++;
 		t = now_s();
-		recent = recent_refusals(t);
-		refusal_t[nrefusal_t++ % GVS_ARRAY_SIZE(refusal_t)] = t;
+		recent = recent_logged(t);
 		expect(SC_REFUSAL, err == -EINVAL, "refused with %s, not EINVAL (%s)",
 		       strerror(-err), werr ? "write" : "RESUMING -> STOP");
 		state = gvs_mig_get(T[T_DST].fd);
@@ -2339,6 +2358,7 @@ static bool run_stream(const struct gvs_stream *s, struct rng *r, bool sanity,
 		       "refused, and dst is in state %d, not RESUMING", state);
 		klog_drain(&kl);
 		klog_scan(&kl, SC_KLOG);
+		note_logged(&kl, t);
 		if (klog_refusal(&kl, T[T_DST].uuid, why, sizeof(why))) {
 			count_reason(why);
 			tried(SC_REFUSAL);
@@ -2425,6 +2445,7 @@ out:
 	gvs_view_free(&v);
 	klog_drain(&kl);
 	klog_scan(&kl, SC_KLOG);
+	note_logged(&kl, now_s());
 	free(kl.text);
 	return taken;
 }
