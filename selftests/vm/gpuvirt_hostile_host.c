@@ -308,7 +308,7 @@ static void *mdev_creator(void *arg)
 	while (!*c->stop) {
 		if (gv_write(T0 "/gpuvirt_sim-H200-35C/create", c->uuid))
 			continue;	/* the sriov model: refused */
-		c->creates++;
+		__atomic_add_fetch(&c->creates, 1, __ATOMIC_RELAXED);
 		if (gv_read(GV0 "/vgpu_model", model, sizeof(model)) > 0 &&
 		    !strcmp(model, "sriov\n"))
 			c->in_sriov++;
@@ -339,7 +339,8 @@ static int dir_entries(const char *path)
  * switches sim0 between the mdev and the sriov model, 300 times. Each time the
  * switch to sriov succeeds, no vGPU of sim0 exists (netlink's vgpu dump of
  * sim0, the core's debugfs), and no mdev created is ever seen in the sriov
- * model. The counts show that both sides ran.
+ * model. The counts show that both sides ran: the switches start after the
+ * thread's first vGPU.
  */
 TEST_F(host, no_mdev_vgpu_in_the_sriov_model)
 {
@@ -360,6 +361,13 @@ TEST_F(host, no_mdev_vgpu_in_the_sriov_model)
 	ASSERT_EQ(0, gv_write(GV0 "/vgpu_model", "mdev"));
 
 	ASSERT_EQ(0, pthread_create(&th, NULL, mdev_creator, &c));
+	/*
+	 * The switches start once the thread has made its first vGPU: on a
+	 * busy host it can start late enough to miss all 300 (the harness's
+	 * timeout bounds the wait).
+	 */
+	while (!__atomic_load_n(&c.creates, __ATOMIC_RELAXED))
+		usleep(1000);
 	for (i = 0; i < 300; i++) {
 		err = gv_write(GV0 "/vgpu_model", "sriov");
 		if (err) {
