@@ -325,7 +325,11 @@ coproc NOVA {
 NOVA_PID=$NOVA_PID
 exec {NIN}<&"${NOVA[0]}" {NOUT}>&"${NOVA[1]}"
 
-# 1: two GPUs, one vGPU made outside Nova, libvirtd, and Nova started
+# 1: two GPUs, one vGPU made outside Nova, libvirtd, and Nova started.
+# The QEMU that libvirtd starts listens for VNC on 127.0.0.1, as Nova
+# configures it: loopback is up on a real host, and the guest's init may
+# leave it down (the debug kernel's guest did).
+ip link set lo up
 vmt_load gpuvirt gpuvirt_sim && echo "0 h200-141gb" >$BUS/new_device &&
 	echo "1 h200-141gb" >$BUS/new_device && libvirt_start &&
 	"$CTL" vgpu add gpu 0 type H200-35C uuid $UF >/dev/null
