@@ -57,7 +57,8 @@
 #   GPUVIRT_DEBUG_RACE_SECONDS=S   time bound of each race (default 20;
 #                                  --full: 60)
 #   GPUVIRT_FAILNTH_BUDGET=S       time bound of each fail-nth path (default
-#                                  300; a path cut short is a failure)
+#                                  300; --full: 1800; a path cut short is a
+#                                  failure)
 #   GPUVIRT_DEBUG_MEM=SIZE         guest memory (default 1536M: enough with
 #                                  KASAN's shadow, and kmemleak scans all of
 #                                  it after every test, 2.4 times faster
@@ -271,7 +272,11 @@ for p in "${parts[@]}"; do
 		else
 			mapfile -t fpaths < <(build/user/selftests/debug/gv_failnth list | awk '{ print $1 }')
 		fi
-		env=(GPUVIRT_FAILNTH_BUDGET="${GPUVIRT_FAILNTH_BUDGET:-300}")
+		# A path's whole sweep (--full) has up to 8 times the points of
+		# a sample: its bound, a hang detector, grows with it.
+		fb=300
+		[ $full = 1 ] && fb=1800
+		env=(GPUVIRT_FAILNTH_BUDGET="${GPUVIRT_FAILNTH_BUDGET:-$fb}")
 		if [ "$fk" -gt 1 ]; then
 			env+=(GPUVIRT_FAILNTH_SAMPLE="$fk:$((seed % fk))" GPUVIRT_FAILNTH_SEED="$seed")
 			echo "check-debug: fail-nth seed $seed ($seed_why): the points n with n % $fk == $((seed % fk)); replay: make check-debug FAILNTH_SEED=$seed" >&2
