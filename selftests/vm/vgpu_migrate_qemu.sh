@@ -166,6 +166,9 @@ def console(paths):
     order. Returns the rounds, the last one whose frame was flipped to, and
     what is wrong."""
     text = "".join(open(p, errors="replace").read() for p in paths)
+    # a guest that still runs may be in the middle of its last line
+    if not text.endswith("\n"):
+        text = text[:text.rfind("\n") + 1]
     seqs, errs, shown = [], [], 0
     for line in text.splitlines():
         if "mismatch" in line:
