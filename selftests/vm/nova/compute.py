@@ -491,32 +491,20 @@ class Compute:
             out.write(reply + '\n')
             out.flush()
 
+    # the driver's commands: each returns its reply's text, or a pair
+    # (what was done, or the refusal that is the reply)
+    COMMANDS = ('reload', 'inventory', 'allocate', 'listed', 'spawn',
+                'destroy', 'pci', 'pcispawn', 'boot', 'lmcheck')
+
     def command(self, words):
         cmd, args = words[0], words[1:]
-        if cmd == 'reload':
-            return 'ok ' + self.reload(*args)
-        if cmd == 'inventory':
-            return 'ok ' + self.inventory()
-        if cmd == 'allocate':
-            ok, refused = self.allocate(*args)
+        if cmd not in self.COMMANDS:
+            return 'error unknown command %s' % cmd
+        res = getattr(self, cmd)(*args)
+        if isinstance(res, tuple):
+            ok, refused = res
             return refused if refused else 'ok ' + ok
-        if cmd == 'listed':
-            return 'ok ' + self.listed(*args)
-        if cmd == 'spawn':
-            return 'ok ' + self.spawn(*args)
-        if cmd == 'destroy':
-            return ('ok ' + self.destroy(*args)).rstrip()
-        if cmd == 'pci':
-            return 'ok ' + self.pci(*args)
-        if cmd == 'pcispawn':
-            ok, refused = self.pcispawn(*args)
-            return refused if refused else 'ok ' + ok
-        if cmd == 'boot':
-            return 'ok ' + self.boot(*args)
-        if cmd == 'lmcheck':
-            ok, refused = self.lmcheck(*args)
-            return refused if refused else 'ok ' + ok
-        return 'error unknown command %s' % cmd
+        return ('ok ' + res).rstrip()
 
 
 def main():
