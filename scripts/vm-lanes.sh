@@ -19,7 +19,7 @@ set -euo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd -P)
 TESTS=$SRC/selftests/vm/TESTS
 LANES=$SRC/selftests/vm/LANES
-KNOWN="6.1 6.12 7 debug"
+KNOWN="6.1 6.12 7 debug full"
 DEFAULT=6.12
 
 die() {
