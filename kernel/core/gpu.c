@@ -530,6 +530,14 @@ int gpuvirt_gpu_configure(struct gpuvirt_gpu *gpu,
 		  mixed != (gpuvirt_gpu_vgpu_mode(gpu) ==
 			    GPUVIRT_VGPU_MODE_MIXED);
 
+	/*
+	 * The model reads mdev before the parent takes mdev vGPUs, and reads
+	 * sriov only once the parent refuses them: no reader of vgpu_model
+	 * sees an mdev vGPU in the sriov model. Leaving the sriov model
+	 * cannot be refused below: the parent has no vGPUs in it.
+	 */
+	if (!sriov)
+		gpuvirt_sriov_model_set(gpu, false);
 	/* what vGPUs being created meanwhile decide: the parent's, at once */
 	err = gpuvirt_mdev_reconfigure(gpu->mdev, sriov, mixed, !!mig);
 	if (err) {

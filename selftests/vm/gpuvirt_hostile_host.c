@@ -306,8 +306,10 @@ static void *mdev_creator(void *arg)
 
 	snprintf(rm, sizeof(rm), VGPU_MDEVS "/%s/remove", c->uuid);
 	while (!*c->stop) {
-		if (gv_write(T0 "/gpuvirt_sim-H200-35C/create", c->uuid))
-			continue;	/* the sriov model: refused */
+		if (gv_write(T0 "/gpuvirt_sim-H200-35C/create", c->uuid)) {
+			usleep(100);	/* the sriov model: refused */
+			continue;
+		}
 		__atomic_add_fetch(&c->creates, 1, __ATOMIC_RELAXED);
 		if (gv_read(GV0 "/vgpu_model", model, sizeof(model)) > 0 &&
 		    !strcmp(model, "sriov\n"))
@@ -336,17 +338,22 @@ static int dir_entries(const char *path)
 
 /*
  * A thread creates and removes an mdev vGPU of sim0 while the test
- * switches sim0 between the mdev and the sriov model, 300 times. Each time the
- * switch to sriov succeeds, no vGPU of sim0 exists (netlink's vgpu dump of
- * sim0, the core's debugfs), and no mdev created is ever seen in the sriov
- * model. The counts show that both sides ran: the switches start after the
- * thread's first vGPU.
+ * switches sim0 between the mdev and the sriov model. Each time the switch
+ * to sriov succeeds, no vGPU of sim0 exists (netlink's vgpu dump of sim0,
+ * the core's debugfs), and no mdev created is ever seen in the sriov
+ * model. Both sides must have run many times over: the loop goes on until
+ * 20 switches and 20 creations interleaved, whatever the host's load (only
+ * the harness's timeout bounds it), and after each step each side leaves
+ * the other a moment.
  */
+#define SRIOV_RACE_ROUNDS	20
+#define SRIOV_RACE_MAX_TRIES	20000
+
 TEST_F(host, no_mdev_vgpu_in_the_sriov_model)
 {
 	volatile bool stop = false;
 	struct creator c = { .uuid = UUID_A, .stop = &stop };
-	long switched = 0, refused = 0, bad = 0;
+	long switched = 0, refused = 0, bad = 0, creates = 0;
 	unsigned int i, n;
 	pthread_t th;
 	char val[16];
@@ -361,19 +368,17 @@ TEST_F(host, no_mdev_vgpu_in_the_sriov_model)
 	ASSERT_EQ(0, gv_write(GV0 "/vgpu_model", "mdev"));
 
 	ASSERT_EQ(0, pthread_create(&th, NULL, mdev_creator, &c));
-	/*
-	 * The switches start once the thread has made its first vGPU: on a
-	 * busy host it can start late enough to miss all 300 (the harness's
-	 * timeout bounds the wait).
-	 */
-	while (!__atomic_load_n(&c.creates, __ATOMIC_RELAXED))
-		usleep(1000);
-	for (i = 0; i < 300; i++) {
+	for (i = 0; i < SRIOV_RACE_MAX_TRIES; i++) {
+		creates = __atomic_load_n(&c.creates, __ATOMIC_RELAXED);
+		if (switched >= SRIOV_RACE_ROUNDS &&
+		    creates >= SRIOV_RACE_ROUNDS)
+			break;
 		err = gv_write(GV0 "/vgpu_model", "sriov");
 		if (err) {
 			/* a vGPU of sim0 exists */
 			EXPECT_EQ(-EBUSY, err);
 			refused++;
+			usleep(200);
 			continue;
 		}
 		switched++;
@@ -381,15 +386,17 @@ TEST_F(host, no_mdev_vgpu_in_the_sriov_model)
 			 0, &n) || n || dir_entries(GV_DEBUGFS "/gpus/sim0/vgpus"))
 			bad++;
 		EXPECT_EQ(0, gv_write(GV0 "/vgpu_model", "mdev"));
+		/* the creator's turn: a create, or none, in the mdev model */
+		usleep(200 + 300 * (i % 4));
 	}
 	stop = true;
 	pthread_join(th, NULL);
-	TH_LOG("%ld switches to sriov, %ld refused (a vGPU existed), %ld vGPUs created",
-	       switched, refused, c.creates);
+	TH_LOG("%u tries: %ld switches to sriov, %ld refused (a vGPU existed), %ld vGPUs created",
+	       i, switched, refused, c.creates);
 	EXPECT_EQ(0, bad);
 	EXPECT_EQ(0, c.in_sriov);
-	EXPECT_LT(0, switched);
-	EXPECT_LT(0, c.creates);
+	EXPECT_LE(SRIOV_RACE_ROUNDS, switched);
+	EXPECT_LE(SRIOV_RACE_ROUNDS, c.creates);
 	EXPECT_EQ(0, dir_entries(GV_DEBUGFS "/gpus/sim0/vgpus"));
 }
 
