@@ -144,6 +144,16 @@
  */
 
 /*
+ * 2026-12: the VFIO core reports a device's DMA log only where it has
+ * iova_bitmap: always from v6.1 to v6.9, from v6.10 with
+ * CONFIG_IOMMUFD_DRIVER only (Debian's 6.12 and 7.x kernels have none).
+ * vgpu.c offers the log (vfio_device.log_ops) only where a report can
+ * succeed: a VMM that started a log whose reports fail fails the
+ * migration, where without one it is told up front. Probe:
+ * vfio_dma_log_report.
+ */
+
+/*
  * 2026-12: eventfd_signal() lost its count argument in v6.8; v6.1 takes
  * (ctx, 1). Probe: eventfd_signal_one_arg.
  */

@@ -120,6 +120,10 @@ static int gpuvirt_debugfs_vgpu_migration_show(struct seq_file *m, void *v)
 	seq_printf(m, "bytes_saved: %llu\n", st.bytes_saved);
 	seq_printf(m, "bytes_resumed: %llu\n", st.bytes_resumed);
 	seq_printf(m, "last_stop_copy_ns: %llu\n", st.last_stop_copy_ns);
+	seq_printf(m, "dma_log_offered: %d\n", !!vgpu->vdev.log_ops);
+	seq_printf(m, "dma_logging: %d\n", st.dma_logging);
+	seq_printf(m, "dma_log_starts: %llu\n", st.dma_log_starts);
+	seq_printf(m, "dma_log_reports: %llu\n", st.dma_log_reports);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(gpuvirt_debugfs_vgpu_migration);

@@ -30,6 +30,16 @@
  * (ops->cpu_revoke), so that the next store through one faults, and the
  * fault reports it.
  *
+ * DMA logging (VFIO_DEVICE_FEATURE_DMA_LOGGING_*): a vGPU reads and writes
+ * its own VRAM slice and never guest memory, so it has no DMA to log, and
+ * every report of its log is clean. The log is there for the VMMs that
+ * migrate a VFIO device only if the device or the IOMMU tracks its DMA
+ * (QEMU from 8.1, unless told enable-migration=on, and so libvirt): with it
+ * they migrate a vGPU on the type1 container and under iommufd alike. A
+ * report is checked as a real log's would be: the log must be started, and
+ * the range reported must lie within the ranges it was started for. The
+ * device offers the log only where the VFIO core can report it (compat.h).
+ *
  * Locking, outermost first: the state mutex; a data file's lock (held
  * across user copies, so nothing that a fault takes may be held while it
  * is taken); the device's own locks (ops); the dirty and stats spinlocks.
@@ -42,6 +52,7 @@
 #include <linux/crc32.h>
 #include <linux/file.h>
 #include <linux/highmem.h>
+#include <linux/interval_tree.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -1069,13 +1080,113 @@ void gpuvirt_migration_reset(struct gpuvirt_migration *m)
 		m->ops->changed(m);
 }
 
-/* The device is being closed: end any migration; it opens RUNNING. */
+/* Start, or stop with @on false, the DMA log; the state mutex held. */
+static void gpuvirt_migration_log_set(struct gpuvirt_migration *m, bool on)
+{
+	lockdep_assert_held(&m->state_mutex);
+	m->log.on = on;
+	spin_lock(&m->stats_lock);
+	m->stats.dma_logging = on;
+	m->stats.dma_log_starts += on;
+	spin_unlock(&m->stats_lock);
+}
+
+/**
+ * gpuvirt_migration_log_start() - start the device's DMA log
+ * @m: the device
+ * @ranges: the IOVA ranges to log, as the VFIO core checked them: each
+ *	aligned to *@page_size, none overlapping, none past ULONG_MAX
+ * @nnodes: the number of ranges, at least one
+ * @page_size: the page size asked for; kept, since any will do
+ *
+ * Return: 0; -EINVAL for a page size that is no power of two; -EBUSY if
+ * the log is already started.
+ */
+int gpuvirt_migration_log_start(struct gpuvirt_migration *m,
+				struct rb_root_cached *ranges, u32 nnodes,
+				u64 *page_size)
+{
+	struct interval_tree_node *node;
+	u64 first = ULONG_MAX, last = 0;
+	int err = 0;
+
+	if (!is_power_of_2(*page_size))
+		return -EINVAL;
+	for (node = interval_tree_iter_first(ranges, 0, ULONG_MAX); node;
+	     node = interval_tree_iter_next(node, 0, ULONG_MAX)) {
+		first = min_t(u64, first, node->start);
+		last = max_t(u64, last, node->last);
+	}
+	if (!nnodes || first > last)
+		return -EINVAL;
+
+	mutex_lock(&m->state_mutex);
+	if (m->log.on) {
+		err = -EBUSY;
+		goto out_unlock;
+	}
+	m->log.first = first;
+	m->log.last = last;
+	m->log.page_size = *page_size;
+	gpuvirt_migration_log_set(m, true);
+out_unlock:
+	mutex_unlock(&m->state_mutex);
+	return err;
+}
+
+/**
+ * gpuvirt_migration_log_stop() - stop the device's DMA log
+ * @m: the device
+ *
+ * Return: 0, whether or not the log was started.
+ */
+int gpuvirt_migration_log_stop(struct gpuvirt_migration *m)
+{
+	mutex_lock(&m->state_mutex);
+	if (m->log.on)
+		gpuvirt_migration_log_set(m, false);
+	mutex_unlock(&m->state_mutex);
+	return 0;
+}
+
+/**
+ * gpuvirt_migration_log_report() - report the DMA log's dirty pages
+ * @m: the device
+ * @iova: the first IOVA of the range reported (from the VMM: untrusted)
+ * @length: its length in bytes
+ *
+ * The device wrote no guest page, so no bit of the VMM's bitmap is set.
+ *
+ * Return: 0; -EINVAL when the log is not started or the range is not
+ * within the ranges it was started for.
+ */
+int gpuvirt_migration_log_report(struct gpuvirt_migration *m,
+				 unsigned long iova, unsigned long length)
+{
+	int err = 0;
+
+	mutex_lock(&m->state_mutex);
+	if (!m->log.on || !length || iova < m->log.first ||
+	    iova > m->log.last || length - 1 > m->log.last - iova)
+		err = -EINVAL;
+	else
+		gpuvirt_migration_count(m, &m->stats.dma_log_reports, 1);
+	mutex_unlock(&m->state_mutex);
+	return err;
+}
+
+/*
+ * The device is being closed: end any migration and stop the DMA log; it
+ * opens RUNNING, with no log.
+ */
 void gpuvirt_migration_close(struct gpuvirt_migration *m)
 {
 	bool changed;
 
 	mutex_lock(&m->state_mutex);
 	changed = gpuvirt_migration_to_running(m);
+	if (m->log.on)
+		gpuvirt_migration_log_set(m, false);
 	mutex_unlock(&m->state_mutex);
 	if (changed)
 		m->ops->changed(m);

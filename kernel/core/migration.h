@@ -123,6 +123,9 @@ struct gpuvirt_migration_dev_ops {
  * @bytes_resumed: stream bytes written to resume files
  * @last_stop_copy_ns: the last save's time from entering STOP_COPY to the
  *	end of its stream
+ * @dma_logging: a DMA log is started (struct gpuvirt_migration_log)
+ * @dma_log_starts: DMA logs started
+ * @dma_log_reports: DMA log reports given (each clean)
  */
 struct gpuvirt_migration_stats {
 	u32 state;
@@ -132,6 +135,23 @@ struct gpuvirt_migration_stats {
 	u64 bytes_saved;
 	u64 bytes_resumed;
 	u64 last_stop_copy_ns;
+	bool dma_logging;
+	u64 dma_log_starts;
+	u64 dma_log_reports;
+};
+
+/**
+ * struct gpuvirt_migration_log - the device's DMA log, while started
+ * @on: started (VFIO_DEVICE_FEATURE_DMA_LOGGING_START), not yet stopped
+ * @first: the lowest IOVA of the ranges it was started for
+ * @last: the highest IOVA of those ranges (inclusive)
+ * @page_size: the page size it was started with
+ */
+struct gpuvirt_migration_log {
+	bool on;
+	u64 first;
+	u64 last;
+	u64 page_size;
 };
 
 /**
@@ -142,13 +162,14 @@ struct gpuvirt_migration_stats {
  * @vram_offset: first byte of the slice in the GPU's VRAM
  * @vram_size: size of the slice; a multiple of PAGE_SIZE
  * @type: the device's type name, written into and checked against streams
- * @state_mutex: protects @state, @save and @resume, and serialises state
- *	changes. Outermost: taken before a data file's
+ * @state_mutex: protects @state, @save, @resume and @log, and serialises
+ *	state changes. Outermost: taken before a data file's
  *	lock, before the device's own locks (@ops run under it), and never
  *	held across a user copy.
  * @state: the uAPI migration state
  * @save: the open save file (PRE_COPY, STOP_COPY), or NULL
  * @resume: the open resume file (RESUMING), or NULL
+ * @log: the DMA log (gpuvirt_migration_log_start())
  * @stats: counters, under @stats_lock
  * @dirty_lock: protects @dirty. Innermost: taken inside the device's locks
  *	and inside mmap_lock (faults).
@@ -168,6 +189,7 @@ struct gpuvirt_migration {
 	enum vfio_device_mig_state state;
 	struct gpuvirt_migf *save;
 	struct gpuvirt_migf *resume;
+	struct gpuvirt_migration_log log;
 	struct gpuvirt_migration_stats stats;
 	spinlock_t dirty_lock;		/* see above */
 	unsigned long *dirty;
@@ -194,6 +216,13 @@ int gpuvirt_migration_get_state(struct gpuvirt_migration *m,
 				enum vfio_device_mig_state *state);
 int gpuvirt_migration_data_size(struct gpuvirt_migration *m,
 				unsigned long *len);
+/* The device's struct vfio_log_ops call these. */
+int gpuvirt_migration_log_start(struct gpuvirt_migration *m,
+				struct rb_root_cached *ranges, u32 nnodes,
+				u64 *page_size);
+int gpuvirt_migration_log_stop(struct gpuvirt_migration *m);
+int gpuvirt_migration_log_report(struct gpuvirt_migration *m,
+				 unsigned long iova, unsigned long length);
 /* What to put in vfio_device.migration_flags. */
 unsigned int gpuvirt_migration_flags(void);
 

@@ -1484,6 +1484,39 @@ static const struct vfio_migration_ops gpuvirt_vgpu_mig_ops = {
 #endif
 };
 
+#ifdef GPUVIRT_HAVE_VFIO_DMA_LOG_REPORT
+static int gpuvirt_vgpu_log_start(struct vfio_device *vdev,
+				  struct rb_root_cached *ranges, u32 nnodes,
+				  u64 *page_size)
+{
+	return gpuvirt_migration_log_start(&to_vgpu(vdev)->mig, ranges, nnodes,
+					   page_size);
+}
+
+static int gpuvirt_vgpu_log_stop(struct vfio_device *vdev)
+{
+	return gpuvirt_migration_log_stop(&to_vgpu(vdev)->mig);
+}
+
+static int gpuvirt_vgpu_log_read_and_clear(struct vfio_device *vdev,
+					   unsigned long iova,
+					   unsigned long length,
+					   struct iova_bitmap *dirty)
+{
+	return gpuvirt_migration_log_report(&to_vgpu(vdev)->mig, iova, length);
+}
+
+/* A vGPU does no DMA to guest memory: its log is always clean. */
+static const struct vfio_log_ops gpuvirt_vgpu_log_ops = {
+	.log_start		= gpuvirt_vgpu_log_start,
+	.log_stop		= gpuvirt_vgpu_log_stop,
+	.log_read_and_clear	= gpuvirt_vgpu_log_read_and_clear,
+};
+#define GPUVIRT_VGPU_LOG_OPS	(&gpuvirt_vgpu_log_ops)
+#else
+#define GPUVIRT_VGPU_LOG_OPS	NULL	/* compat.h */
+#endif
+
 /*
  * Runs inside vfio_alloc_device(): place the vGPU's framebuffer. @vf is
  * the VF the vGPU is made on (sriov.c), or NULL for an mdev.
@@ -1535,6 +1568,7 @@ static int gpuvirt_vgpu_init_type(struct gpuvirt_vgpu *vgpu,
 			       type->profile->name);
 	vdev->migration_flags = gpuvirt_migration_flags();
 	vdev->mig_ops = &gpuvirt_vgpu_mig_ops;
+	vdev->log_ops = GPUVIRT_VGPU_LOG_OPS;
 
 	err = gpuvirt_sched_add(vgpu);
 	if (err)
