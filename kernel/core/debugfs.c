@@ -56,6 +56,7 @@ static int gpuvirt_debugfs_sched_show(struct seq_file *m, void *v)
 	seq_printf(m, "switches: %llu\n", s->switches);
 	seq_printf(m, "decide_ns: %llu\n", READ_ONCE(s->decide_ns));
 	seq_printf(m, "lag_ns: %llu\n", s->lag_ns);
+	seq_printf(m, "idle_lag_ns: %llu\n", s->idle_lag_ns);
 	seq_printf(m, "caught_up_ns: %llu\n", s->caught_up_ns);
 	seq_printf(m, "clock_ns: %llu\n", gpuvirt_sched_clock(s));
 	seq_printf(m, "vgpus: %u\n", n);

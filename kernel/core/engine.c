@@ -21,7 +21,14 @@
  * engine's modelled clock is the wall clock less its lag, and the policy
  * runs on that clock and charges a vGPU the modelled time of its turn, so
  * that on a slow or loaded host every vGPU of the engine slows down
- * together and the shares hold in modelled time.
+ * together and the shares hold in modelled time. The same goes for the
+ * idle time that a policy leaves (equal-share, fixed-share, caps): a timed
+ * idle wait that the host ends late is lag for the time past the end the
+ * policy asked for (struct gpuvirt_sched.idle_lag_ns; it stays in the
+ * idle time, which is wall time), and the clock does not count it as time
+ * in which capped vGPUs earn credit; a wait that work or a change ends is
+ * not. Lag after an idle wait is not made up (there is no turn to pace
+ * from), so the clock keeps it, as it keeps lag no turn made up.
  *
  * A bad packet stops its vGPU's ring with an error and an error interrupt,
  * and nothing else. A command that makes no progress for
@@ -440,8 +447,9 @@ static void gpuvirt_engine_turn(struct gpuvirt_vgpu *vgpu, u64 start,
 /*
  * The engine's modelled clock: the wall clock less the time the host took
  * from the engine and it has not made up. Called with the sched lock held;
- * it only goes forward while the lag stands still, which it does between
- * turns, and the policy ignores a step back (sched_policy.h).
+ * it only goes forward while the lag stands still, which it does but at
+ * the end of a turn or of an idle wait that overran; it may step back
+ * then, and the policy ignores a step back (sched_policy.h).
  */
 u64 gpuvirt_sched_clock(const struct gpuvirt_sched *s)
 {
@@ -888,15 +896,39 @@ static void gpuvirt_sched_put(struct gpuvirt_sched *s,
 	mutex_unlock(&vgpu->lock);
 }
 
+/*
+ * Leave the engines idle for @idle_ns from the pick that asked for it
+ * (s->mark_ns), or until something changes (s->kicked). A timed idle that
+ * the host ends late (the thread did not get the CPU when its timer
+ * fired) is held up the same way as a turn the host slows down: the time
+ * past the end asked for is lag (the file comment), so that the policy's
+ * clock does not count it as idle time in which capped vGPUs earn credit.
+ * An idle that something ended (a kick: a doorbell, a configuration
+ * change) has none: whatever kicked the engine told the policy the time
+ * then, and the policy has counted the time up to it. Neither has an
+ * endless idle (U64_MAX: until some vGPU has work).
+ */
 static void gpuvirt_sched_idle(struct gpuvirt_sched *s, u64 idle_ns)
 {
-	ktime_t timeout = idle_ns == U64_MAX || idle_ns > KTIME_MAX ?
-			  KTIME_MAX : ns_to_ktime(idle_ns);
+	bool timed = idle_ns < KTIME_MAX;
+	u64 until = READ_ONCE(s->mark_ns) + (timed ? idle_ns : 0), now;
+	ktime_t timeout = KTIME_MAX;
+	long ret;
 
+	if (timed) {
+		now = ktime_get_ns();
+		timeout = ns_to_ktime(until > now ? until - now : 0);
+	}
 	/* woken or timed out: pick again either way */
-	wait_event_interruptible_hrtimeout(s->wq, kthread_should_stop() ||
-					   READ_ONCE(s->kicked), timeout);
+	ret = wait_event_interruptible_hrtimeout(s->wq, kthread_should_stop() ||
+						 READ_ONCE(s->kicked), timeout);
 	spin_lock(&s->lock);
+	now = ktime_get_ns();
+	if (timed && ret == -ETIME && !s->kicked && now > until) {
+		s->lag_ns += now - until;
+		s->idle_lag_ns += now - until;
+		s->behind_ns += now - until;
+	}
 	s->last_vgpu = NULL;	/* the engines went idle: no switch cost */
 	spin_unlock(&s->lock);
 }

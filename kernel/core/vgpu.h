@@ -43,15 +43,18 @@ struct gpuvirt_vgpu;
  * @thread: the engine thread
  * @mark_ns: engine clock at the end of the last turn or idle period
  * @busy_ns: time some vGPU owned the engines
- * @idle_ns: time no vGPU did, including @switch_ns
+ * @idle_ns: time no vGPU did, including @switch_ns and @idle_lag_ns
  * @switch_ns: the part of @idle_ns spent between turns deciding who is next
  * @switches: turns that went to another vGPU than the one before
  * @decide_ns: CPU time the engine thread spent deciding and accounting
  *	(the scheduler's own cost, apart from running the work); written
  *	by the engine thread only
- * @lag_ns: wall time turns held the engines beyond the modelled time of
- *	the work they ran: time the host did not give the engine thread to
- *	keep the modelled rate. Only grows.
+ * @lag_ns: time the host did not give the engine thread to keep the
+ *	modelled rate: wall time turns held the engines beyond the modelled
+ *	time of the work they ran, plus @idle_lag_ns. Only grows.
+ * @idle_lag_ns: the part of @lag_ns (and of @idle_ns) that timed idle
+ *	waits lasted past the end the policy asked for (engine.c,
+ *	gpuvirt_sched_idle()). Only grows.
  * @caught_up_ns: the part of @lag_ns the engine made up in later turns
  * @behind_ns: @lag_ns - @caught_up_ns: the engine's modelled clock is the
  *	wall clock less this (engine.c), and the policy runs on that clock
@@ -73,6 +76,7 @@ struct gpuvirt_sched {
 	u64 switches;
 	u64 decide_ns;
 	u64 lag_ns;
+	u64 idle_lag_ns;
 	u64 caught_up_ns;
 	u64 behind_ns;
 };

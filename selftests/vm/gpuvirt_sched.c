@@ -16,7 +16,10 @@
  *
  *   model    = delta busy_ns + delta idle_ns - delta lag  of the GPU
  *   share_i  = delta charged_ns_i / model
- *   busy     = (delta busy_ns - delta lag) / model
+ *   busy     = (delta busy_ns - (delta lag - delta idle_lag_ns)) / model
+ *
+ * (idle_lag_ns is the part of the lag that idle waits overran: it is in
+ * idle_ns, not in busy_ns.)
  *   capacity_i = delta units_i (COMPUTE steps the simulated GPU ran for
  *              vGPU i) x 1 us / model: the part of the whole GPU's modelled
  *              capacity (one step per us) it got
@@ -80,7 +83,7 @@
 #define LOAD_DEPTH_US	"100000"
 
 struct gpu_snap {
-	unsigned long long busy, idle, switches, slice_ns, lag, caught;
+	unsigned long long busy, idle, switches, slice_ns, lag, idle_lag, caught;
 	char policy[32];
 };
 
@@ -100,6 +103,7 @@ struct snap {
 struct window {
 	int busy;			/* of the GPU */
 	int lag;			/* of the window's wall time */
+	int idle_lag;			/* the part of it idle waits overran */
 	int share[MAXV];		/* of each vGPU */
 	int capacity[MAXV];		/* of the GPU's, each vGPU's work */
 	int capacity_sum;		/* of the loaded vGPUs */
@@ -395,6 +399,7 @@ static int snap_take(FIXTURE_DATA(sched) *self, struct snap *s)
 		return -ENOENT;
 	buf_u64(buf, "switches", &s->g.switches);
 	if (!buf_u64(buf, "lag_ns", &s->g.lag) ||
+	    !buf_u64(buf, "idle_lag_ns", &s->g.idle_lag) ||
 	    !buf_u64(buf, "caught_up_ns", &s->g.caught))
 		return -ENOENT;
 	buf_u64(buf, "slice_ns", &s->g.slice_ns);
@@ -445,16 +450,19 @@ static void window_of(struct __test_metadata *_metadata,
 		      const struct snap *a, const struct snap *b,
 		      struct window *w)
 {
-	unsigned long long total, wall, lag, hw_sum = 0, run_sum = 0, d;
+	unsigned long long total, wall, lag, idle_lag, hw_sum = 0, run_sum = 0;
+	unsigned long long d;
 	bool hw_ok = true;
 	int i;
 
 	memset(w, 0, sizeof(*w));
 	wall = (b->g.busy - a->g.busy) + (b->g.idle - a->g.idle);
 	lag = (b->g.lag - a->g.lag) - (b->g.caught - a->g.caught);
+	idle_lag = b->g.idle_lag - a->g.idle_lag;
 	total = wall - lag;	/* the window in modelled time */
-	w->busy = permille(b->g.busy - a->g.busy - lag, total);
+	w->busy = permille(b->g.busy - a->g.busy - (lag - idle_lag), total);
 	w->lag = permille(lag, wall);
+	w->idle_lag = permille(idle_lag, wall);
 	w->d_switches = b->g.switches - a->g.switches;
 	for (i = 0; i < self->nv; i++) {
 		w->share[i] = permille(b->v[i].charged - a->v[i].charged, total);
@@ -485,9 +493,10 @@ static void window_of(struct __test_metadata *_metadata,
 		}
 	}
 	TH_LOG("policy %s, slice %llu us: GPU busy %d.%d %%, %llu switches, "
-	       "lag %d per mille of the wall time, capacity delivered %d per mille",
+	       "lag %d per mille of the wall time (%d in idle waits), "
+	       "capacity delivered %d per mille",
 	       b->g.policy, b->g.slice_ns / 1000, w->busy / 10, w->busy % 10,
-	       w->d_switches, w->lag, w->capacity_sum);
+	       w->d_switches, w->lag, w->idle_lag, w->capacity_sum);
 	for (i = 0; i < self->nv; i++)
 		TH_LOG("  vgpu %d%s: share %d.%d %% (wall %d per mille), capacity %d "
 		       "per mille, split core %d hw %d per mille, "
