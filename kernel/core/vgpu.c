@@ -1512,6 +1512,7 @@ static const struct vfio_log_ops gpuvirt_vgpu_log_ops = {
 	.log_stop		= gpuvirt_vgpu_log_stop,
 	.log_read_and_clear	= gpuvirt_vgpu_log_read_and_clear,
 };
+
 #define GPUVIRT_VGPU_LOG_OPS	(&gpuvirt_vgpu_log_ops)
 #else
 #define GPUVIRT_VGPU_LOG_OPS	NULL	/* compat.h */
