@@ -1,0 +1,245 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# libvirt runs a working guest on gpuvirt's vGPUs, with Debian 13's libvirt
+# 11 and QEMU 10 in the test VM (lane 7), through its own domain XML and
+# nothing else of ours:
+#
+#  1. a domain with an mdev vGPU (<hostdev type='mdev' model='vfio-pci'>)
+#     runs the bare-metal guest in its live mode; "virsh save" stops it into
+#     a file and "virsh restore" brings it back on the same vGPU, where it
+#     goes on: every round once and in order, its work checked; debugfs
+#     shows one save and one resume. QEMU 10 migrates a VFIO device only if
+#     the device or the IOMMU tracks its DMA, or if told enable-migration=on.
+#     Where the kernel's VFIO core can report a DMA log, the vGPU offers one
+#     (always clean) and the domain asks for nothing: debugfs shows the log
+#     started and reported. Debian's kernels from 6.10 cannot (no
+#     CONFIG_IOMMUFD_DRIVER), and there the domain sets the option on the
+#     hostdev with libvirt's <qemu:override>, as the admin guide says.
+#  2. a domain with a VF vGPU as <hostdev type='pci' managed='no'> runs the
+#     same guest, whose work the VF's engine context runs, and stops.
+#
+# The guest (selftests/vm/guest/, -append mode=live) prints its rounds on
+# the debug console, which the domain routes to a file with QEMU's own
+# arguments (<qemu:commandline>): libvirt models no isa-debugcon.
+# selftests/lib/guest_console.py judges the rounds. KTAP.
+
+# shellcheck source=selftests/lib/vmtest.sh
+. "${GPUVIRT_SRC:-.}/selftests/lib/vmtest.sh" || exit 1
+vmt_init
+# shellcheck source=selftests/lib/libvirt.sh
+. selftests/lib/libvirt.sh
+
+PF=/sys/bus/pci/devices/8000:00:00.0
+VF=/sys/bus/pci/devices/8000:00:00.1
+TYPES=$PF/mdev_supported_types
+UM=5b1e7c3d-2a4f-4e6b-9c8d-0000000031e1
+ELF=$VMBIN/vgpu_guest.elf
+[[ $ELF = /* ]] || ELF=$PWD/$ELF	# QEMU runs elsewhere
+JUDGE="python3 $PWD/selftests/lib/guest_console.py"
+
+if missing=$(libvirt_missing); then
+	vmt_skip "$missing is not installed (scripts/deps.sh installs libvirt, mdevctl, udev)"
+fi
+vmt_need_modules gpuvirt gpuvirt_sim
+vmt_need_cmds python3
+[ -e "$ELF" ] || vmt_skip "no $ELF (make vm-tests)"
+lv=$(virsh -v 2>/dev/null | cut -d. -f1)
+# libvirt 9.0 takes no VF vGPU as an unmanaged PCI hostdev, and QEMU 7.2
+# has no VFIO migration v2 (libvirt_nodedev.sh checks that refusal)
+[ "${lv:-0}" -ge 10 ] || vmt_skip "libvirt ${lv:-?}: this test wants libvirt 10 or later"
+qemu-system-x86_64 -device vfio-pci,help 2>/dev/null | grep -q enable-migration ||
+	vmt_skip "this QEMU has no VFIO migration v2"
+libvirt_enter "$@"
+vmt_tmpdir
+
+cleanup() {
+	local d
+
+	[ "$KTAP_FAIL" -ne 0 ] && ktap_diag "libvirtd's log:" "$(tail -n 20 "$LIBVIRT_LOG" 2>/dev/null)"
+	for d in gv-save gv-vf; do
+		$VIRSH destroy $d >/dev/null 2>&1
+	done
+	libvirt_stop
+	vmt_remove_mdevs
+	[ -e $VF/gpuvirt/current_vgpu_type ] && echo 0 >$VF/gpuvirt/current_vgpu_type
+	[ -e $PF/sriov_numvfs ] && echo 0 >$PF/sriov_numvfs 2>/dev/null
+	[ -e $BUS/del_device ] && echo 0 >$BUS/del_device 2>/dev/null
+	vmt_unload gpuvirt_sim gpuvirt
+}
+vmt_on_exit cleanup
+
+# The guest looks for its vGPU on bus 0, where libvirt puts a PCIe device
+# only when told to (it is then an integrated endpoint of the root complex)
+ON_BUS0="<address type='pci' domain='0x0000' bus='0x00' slot='0x05' function='0x0'/>"
+
+# guest_xml NAME CONSOLE HOSTDEV [OVERRIDE]: a TCG domain running the live
+# guest with the one device HOSTDEV; its debug console appends to CONSOLE;
+# OVERRIDE: a <qemu:override> element
+guest_xml() {
+	cat <<EOF
+<domain type='qemu' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
+  <name>$1</name>
+  <memory unit='MiB'>64</memory>
+  <os>
+    <type arch='x86_64' machine='q35'>hvm</type>
+    <kernel>$ELF</kernel>
+    <cmdline>mode=live</cmdline>
+  </os>
+  <on_reboot>destroy</on_reboot>
+  <devices>
+    <emulator>/usr/bin/qemu-system-x86_64</emulator>
+    <controller type='usb' model='none'/>
+    <memballoon model='none'/>
+    $3
+  </devices>
+  <qemu:commandline>
+    <qemu:arg value='-chardev'/>
+    <qemu:arg value='file,id=gvcon,path=$2,append=on'/>
+    <qemu:arg value='-device'/>
+    <qemu:arg value='isa-debugcon,iobase=0xe9,chardev=gvcon'/>
+  </qemu:commandline>
+  ${4:-}
+</domain>
+EOF
+}
+
+# last_round CONSOLE: the last round the console reports, or 0
+last_round() {
+	local l
+
+	l=$(grep -o '^live: seq=[0-9]*' "$1" 2>/dev/null | tail -n1)
+	echo "${l#live: seq=}" | grep -x '[0-9][0-9]*' || echo 0
+}
+
+# wait_round DOMAIN CONSOLE N: the guest reported round N, up to 300 s;
+# fails early when it reports a wrong result or the domain is gone, and
+# then shows the end of the console and of QEMU's log
+wait_round() {
+	local end=$((SECONDS + 300))
+
+	while [ $SECONDS -lt $end ]; do
+		[ "$(last_round "$2")" -ge "$3" ] && return 0
+		grep -q 'mismatch' "$2" 2>/dev/null && break
+		[ "$($VIRSH domstate "$1" 2>/dev/null)" = running ] || break
+		sleep 0.5
+	done
+	ktap_diag "no round $3 of $1 (state: $($VIRSH domstate "$1" 2>&1))" \
+		"console: $(tail -c 300 "$2" 2>/dev/null)" \
+		"QEMU: $(tail -n 5 "/var/log/libvirt/qemu/$1.log" 2>/dev/null)"
+	return 1
+}
+
+# mig UUID KEY: a value of the vGPU's migration file in debugfs
+mig() {
+	sed -n "s/^$2: //p" "$CORE/sim0/vgpus/$1/migration" 2>/dev/null
+}
+
+# is_open UUID: QEMU holds the vGPU open (gpuvirtctl, from netlink)
+is_open() {
+	"$CTL" -j vgpu show uuid "$1" 2>/dev/null |
+		python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)["vgpu"][0]["open"] is not True)'
+}
+
+# closed_soon UUID: QEMU let go of it, up to 20 s after virsh returned
+closed_soon() {
+	local i
+
+	for ((i = 0; i < 40; i++)); do
+		is_open "$1" || return 0
+		sleep 0.5
+	done
+	return 1
+}
+
+ktap_plan 6
+
+# 1
+vmt_load gpuvirt gpuvirt_sim && echo "0 h200-141gb" >$BUS/new_device &&
+	echo "$UM" >$TYPES/gpuvirt_sim-H200-35C/create && libvirt_start
+rc=$?
+ktap_diag "libvirt $(virsh -v), $(qemu-system-x86_64 --version | head -n1)"
+[ $rc -eq 0 ]
+ktap_result $? "gpuvirt, a simulated H200 with an H200-35C vGPU, udevd and libvirtd up"
+
+# 2: the guest works on the mdev vGPU
+CON=$T/save.con
+OVERRIDE=
+LOGGED=$(mig $UM dma_log_offered)
+[ "$LOGGED" = 1 ] || OVERRIDE="<qemu:override>
+    <qemu:device alias='ua-vgpu'>
+      <qemu:frontend>
+        <qemu:property name='enable-migration' type='string' value='on'/>
+      </qemu:frontend>
+    </qemu:device>
+  </qemu:override>"
+guest_xml gv-save "$CON" "<hostdev mode='subsystem' type='mdev' model='vfio-pci'>
+      <source><address uuid='$UM'/></source>
+      <alias name='ua-vgpu'/>
+      $ON_BUS0
+    </hostdev>" "$OVERRIDE" >"$T/save.xml"
+ktap_diag "the vGPU offers a DMA log: ${LOGGED:-?}${OVERRIDE:+ (no: the domain sets enable-migration=on)}"
+t0=$SECONDS
+$VIRSH create "$T/save.xml" >"$T/out" 2>&1 && ktap_diag "created in $((SECONDS - t0)) s" &&
+	wait_round gv-save "$CON" 3 && is_open $UM
+rc=$?
+ktap_diag "$(cat "$T/out")" "$($JUDGE "$CON")" "3 rounds in $((SECONDS - t0)) s"
+[ $rc -eq 0 ] && $JUDGE "$CON" --min 3 >/dev/null
+ktap_result $? "a domain with the vGPU as an mdev hostdev runs the guest: 3 rounds, every result right"
+
+# 3: virsh save; the domain is gone, the vGPU closed, running again
+s0=$(mig $UM saves) l0=$(mig $UM dma_log_starts)
+$VIRSH save gv-save "$T/gv-save.img" >"$T/out" 2>&1
+rc=$?
+at=$(last_round "$CON")
+ktap_diag "$(cat "$T/out")" "saved at round $at" "$(tr '\n' ' ' <"$CORE/sim0/vgpus/$UM/migration")"
+# with a DMA log, QEMU started it and read it; without, none was started
+if [ "$LOGGED" = 1 ]; then
+	how="QEMU's default: the DMA log started and reported clean"
+	logged() { [ "$(mig $UM dma_log_starts)" -gt "$l0" ] && [ "$(mig $UM dma_log_reports)" -gt 0 ]; }
+else
+	how="enable-migration=on through <qemu:override>; no DMA log"
+	logged() { [ "$(mig $UM dma_log_starts)" = 0 ]; }
+fi
+[ $rc -eq 0 ] && [ -s "$T/gv-save.img" ] && ! $VIRSH domstate gv-save >/dev/null 2>&1 &&
+	closed_soon $UM && [ "$(mig $UM saves)" = $((s0 + 1)) ] && logged &&
+	[ "$(mig $UM dma_logging)" = 0 ] && [ "$(mig $UM state)" = running ]
+ktap_result $? "virsh save: the vGPU's state saved once ($how); the vGPU let go"
+
+# 4: virsh restore on the same vGPU; the guest goes on
+r0=$(mig $UM resumes)
+$VIRSH restore "$T/gv-save.img" >"$T/out" 2>&1 && wait_round gv-save "$CON" $((at + 3))
+rc=$?
+ktap_diag "$(cat "$T/out")" "$($JUDGE "$CON" --after "$at")"
+[ $rc -eq 0 ] && $JUDGE "$CON" --after "$at" >/dev/null &&
+	[ "$(mig $UM resumes)" = $((r0 + 1)) ] && [ "$(mig $UM refused)" = 0 ] &&
+	[ "$(mig $UM state)" = running ] && is_open $UM
+ktap_result $? "virsh restore: the guest goes on from round $at on the same vGPU, every round once and in order, every result right"
+$VIRSH destroy gv-save >/dev/null 2>&1
+closed_soon $UM
+echo 1 >$MDEV/$UM/remove
+
+# 5: the VF vGPU as an unmanaged PCI hostdev runs the guest
+echo sriov >$PF/gpuvirt/vgpu_model && echo 1 >$PF/sriov_numvfs &&
+	echo 3 >$VF/gpuvirt/current_vgpu_type
+rc=$?
+UV=$(cat $VF/gpuvirt/vgpu_uuid 2>/dev/null)
+CON=$T/vf.con
+guest_xml gv-vf "$CON" "<hostdev mode='subsystem' type='pci' managed='no'>
+      <source><address domain='0x8000' bus='0x00' slot='0x00' function='0x1'/></source>
+      $ON_BUS0
+    </hostdev>" >"$T/vf.xml"
+[ $rc -eq 0 ] && $VIRSH create "$T/vf.xml" >"$T/out" 2>&1 && wait_round gv-vf "$CON" 3 &&
+	is_open "$UV"
+rc=$?
+ktap_diag "VF vGPU $UV ($(cat $VF/gpuvirt/current_vgpu_type 2>/dev/null))" "$(cat "$T/out")" \
+	"$($JUDGE "$CON")" "$(grep '^ctx' "$HW/sim0/engine")"
+[ $rc -eq 0 ] && $JUDGE "$CON" --min 3 >/dev/null && grep -Eq '^ctx [0-9]+: cmds [1-9]' "$HW/sim0/engine"
+ktap_result $? "a domain with the VF vGPU as <hostdev type='pci' managed='no'> runs the guest: 3 rounds, every result right, on sim0's engine"
+
+# 6: it stops; the VF keeps its type and driver
+$VIRSH destroy gv-vf >"$T/out" 2>&1 && closed_soon "$UV" &&
+	[ "$(cat $VF/gpuvirt/current_vgpu_type)" = 3 ] && [ -e $VF/driver ]
+ktap_result $? "the VF domain stops: the vGPU let go, the VF keeps its type"
+
+ktap_finish
