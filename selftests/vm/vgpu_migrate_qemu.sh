@@ -76,11 +76,13 @@ qemu-system-x86_64 -device vfio-pci,help 2>/dev/null | grep -q 'enable-migration
 
 # The host side's helper: QMP, the frames and the consoles.
 cat >"$T/mig.py" <<'PY'
-import json, re, socket, sys, time
+import json, os, re, socket, sys, time
 
-# Every QMP exchange has a bound: a QEMU that does not answer is named, not
-# waited for (the shell's BOUND_QMP).
-QMP_BOUND = 60
+# Every QMP exchange and every wait has a bound (the shell's BOUND_*): a
+# QEMU or a guest that does not answer is named, not waited for.
+QMP_BOUND = int(os.environ.get("BOUND_QMP", 60))
+ROUND_BOUND = int(os.environ.get("BOUND_ROUND", 120))
+T = os.path.dirname(os.path.abspath(__file__))
 
 def connect(path):
     s = socket.socket(socket.AF_UNIX)
@@ -235,6 +237,119 @@ def console(paths):
         errs.append(f"the first round is {seqs[0]}")
     return seqs, shown, errs
 
+def text_of(path):
+    """A console's complete lines (a running guest may be in the middle of
+    its last one)."""
+    try:
+        text = open(path, errors="replace").read()
+    except OSError:
+        return ""
+    return text[:text.rfind("\n") + 1]
+
+def last_round(text):
+    m = re.findall(r"^live: seq=(\d+)", text[-4096:], re.M)
+    return int(m[-1]) if m else 0
+
+def waits(what, bound, test):
+    """Poll TEST until it holds; raise, naming WHAT, after BOUND seconds."""
+    end = time.monotonic() + bound
+    while True:
+        r = test()
+        if r:
+            return r
+        if time.monotonic() >= end:
+            raise RuntimeError(f"timed out: {what} after {bound} s")
+        time.sleep(0.1)
+
+def uart(name, byte):
+    """Hold (h) or let go (g) the flips of QEMU NAME's guest, and wait
+    until it says it read it."""
+    ack = {"h": "live: hold", "g": "live: go"}[byte]
+    con = f"{T}/{name}.con"
+    count = lambda: ("\n" + text_of(con)).count("\n" + ack + "\n")
+    n = count()
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(QMP_BOUND)
+    s.connect(f"{T}/{name}.ser")
+    s.sendall(byte.encode())
+    s.close()
+    return lambda: waits(f"{name}'s guest did not say \"{ack}\"", QMP_BOUND, lambda: count() > n)
+
+def shot(name, path, *before):
+    q = connect(f"{T}/{name}.qmp")
+    for c in before:
+        cmd(q, c)
+    cmd(q, "screendump", filename=path)
+    return decode(path)
+
+def results(**kv):
+    """The frames found, for the shell: NAME=VALUE lines in $T/frames."""
+    with open(f"{T}/frames", "a") as f:
+        for k, v in kv.items():
+            f.write(f"{k}={v}\n")
+
+def handover(src, dst, cons):
+    """DST, paused after the move, shows SRC's last frame first (the
+    shell's handover() says how)."""
+    n_src = n_dst = shown = "?"
+    acked = uart(dst, "h")
+    try:
+        n_src = shot(src, f"{T}/{src}-last.ppm")
+    finally:
+        # the guest goes on whatever the screendump was
+        cmd(connect(f"{T}/{dst}.qmp"), "cont")
+        results(n_src=n_src)
+    acked()
+    waits(f"{dst}'s guest reported no held round", ROUND_BOUND,
+          lambda: " flip=0\n" in text_of(f"{T}/{dst}.con"))
+    n_dst = shot(dst, f"{T}/{dst}-first.ppm")
+    shown = console(cons)[1]
+    results(n_dst=n_dst)
+    print(f"{src}'s last frame: {n_src}; {dst}'s first: {n_dst}; the consoles' last shown: {shown}")
+    if n_dst != shown:
+        return False
+    if n_dst == n_src:
+        if load_ppm(f"{T}/{src}-last.ppm") != load_ppm(f"{T}/{dst}-first.ppm"):
+            print(f"{src}-last.ppm and {dst}-first.ppm differ")
+            return False
+        return True
+    print(f"{src} stopped the guest between its hold check and its flip: {dst} made the flip")
+    first = re.search(r"^live: seq=.*$", text_of(f"{T}/{dst}.con"), re.M)
+    return n_dst == n_src + 1 and first is not None and \
+        first.group(0).startswith(f"live: seq={n_dst} ") and first.group(0).endswith(" flip=1")
+
+def goes_on(dst, pid, n, first, cons):
+    """DST's guest, its flips let go, runs to round N; a frame held then is
+    the last one the consoles say was shown, and a later one than DST's
+    first (FIRST); the consoles read in order are right."""
+    con = f"{T}/{dst}.con"
+    uart(dst, "g")()
+
+    def reached():
+        text = text_of(con)
+        if "mismatch" in text or "\nresult: fail" in text:
+            raise RuntimeError(f"{dst}'s guest failed: " + " / ".join(
+                l for l in text.splitlines() if "mismatch" in l or l.startswith("result: fail"))[:300])
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            raise RuntimeError(f"QEMU {dst} is gone, its guest at round {last_round(text)}, not {n}")
+        return last_round(text) >= n
+    waits(f"QEMU {dst}'s guest is not at round {n}", ROUND_BOUND, reached)
+    uart(dst, "h")()
+    n_held = shot(dst, f"{T}/{dst}-held.ppm")
+    seqs, shown, errs = console(cons)
+    uart(dst, "g")()
+    results(n_held=n_held)
+    print(f"{dst}'s frame while held: {n_held}; the consoles' last shown: {shown}")
+    for e in errs[:10]:
+        print("#", e)
+    print(f"rounds {seqs[0] if seqs else 0} to {seqs[-1] if seqs else 0}, the last shown {shown}")
+    if not first.isdigit():
+        print(f"{dst}'s first frame is not known")
+        return False
+    return not errs and n_held == shown and n_held > int(first)
+
 def main():
     op = sys.argv[1]
     if op == "qmp":
@@ -263,48 +378,19 @@ def main():
         print(json.dumps(r) if done else
               f"timed out: the incoming migration is still {r.get('status')} after {sys.argv[3]} s")
         sys.exit(0 if r.get("status") == "completed" else 1)
-    elif op == "shot":
-        # shot SOCK FILE [cont]: a screendump, after "cont" when asked
-        q = connect(sys.argv[2])
-        if len(sys.argv) > 4:
-            cmd(q, sys.argv[4])
-        cmd(q, "screendump", filename=sys.argv[3])
-    elif op == "frame":
-        print(decode(sys.argv[2]))
-    elif op == "same":
-        a, b = load_ppm(sys.argv[2]), load_ppm(sys.argv[3])
-        if a != b:
-            print(f"{sys.argv[2]} and {sys.argv[3]} differ")
-            sys.exit(1)
     elif op == "console":
         seqs, shown, errs = console(sys.argv[2:])
         for e in errs[:10]:
             print("#", e)
         print(f"rounds {seqs[0] if seqs else 0} to {seqs[-1] if seqs else 0}, the last shown {shown}")
         sys.exit(1 if errs else 0)
-    elif op == "shown":
-        print(console(sys.argv[2:])[1])
-    elif op == "uart":
-        # uart SOCK h|g CONSOLE: hold or release the guest's flips (COM1),
-        # and wait until the guest says it read it
-        ack = {"h": "live: hold", "g": "live: go"}[sys.argv[3]]
-        def acks():
-            try:
-                return open(sys.argv[4], errors="replace").read().splitlines().count(ack)
-            except OSError:
-                return 0
-        n = acks()
-        s = socket.socket(socket.AF_UNIX)
-        s.settimeout(QMP_BOUND)
-        s.connect(sys.argv[2])
-        s.sendall(sys.argv[3].encode())
-        end = time.monotonic() + QMP_BOUND
-        while time.monotonic() < end:
-            if acks() > n:
-                return
-            time.sleep(0.1)
-        print(f"timed out: the guest did not say \"{ack}\" in {QMP_BOUND} s")
-        sys.exit(1)
+    elif op == "handover":
+        # handover SRC DST CONSOLE...
+        sys.exit(0 if handover(sys.argv[2], sys.argv[3], sys.argv[4:]) else 1)
+    elif op == "goes-on":
+        # goes-on DST PID N N_DST CONSOLE...
+        sys.exit(0 if goes_on(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]),
+                              sys.argv[5], sys.argv[6:]) else 1)
     elif op == "stats":
         # stats RESULT.JSON TRACE: what a migration cost
         r = json.load(open(sys.argv[2]))
@@ -333,9 +419,10 @@ mig() { python3 "$T/mig.py" "$@"; }
 # Bounds, in seconds, on every wait: a step that runs past one fails and
 # says which wait it was, instead of holding the VM until its own bound.
 # They are hang guards, far above what a step takes.
-BOUND_QMP=60		# a QMP answer, a QEMU's start and exit (mig.py: QMP_BOUND)
+BOUND_QMP=60		# a QMP answer, a QEMU's start and exit, the guest's UART
 BOUND_MIG=180		# a migration's end
 BOUND_ROUND=120		# the guest's next rounds
+export BOUND_QMP BOUND_ROUND
 
 # qemu_on NAME DEV [ARG...]: QEMU with the live guest on vfio-pci device DEV
 # (sysfsdev=MDEV or host=BDF), in the background; its pid in Q<NAME>, its
@@ -365,16 +452,13 @@ stacks() {
 	done
 }
 
-# wait_qmp NAME: QEMU NAME answers on QMP
+# wait_qmp NAME: QEMU NAME's QMP socket is up (mig.py's calls on it wait
+# for its greeting, within their bound)
 wait_qmp() {
 	local pid=Q$1 end=$((SECONDS + BOUND_QMP))
 
 	while [ $SECONDS -lt $end ]; do
-		if [ -S "$T/$1.qmp" ]; then
-			mig qmp "$T/$1.qmp" query-status >"$T/$1.up" 2>&1 && return 0
-			ktap_diag "QEMU $1: $(cat "$T/$1.up")"
-			return 1
-		fi
+		[ -S "$T/$1.qmp" ] && return 0
 		kill -0 "${!pid}" 2>/dev/null || { ktap_diag "QEMU $1 exited before its QMP was up"; return 1; }
 		sleep 0.1
 	done
@@ -489,16 +573,9 @@ backed() {
 	echo 0
 }
 
-# wait_held CONSOLE: the guest has reported a round whose flip it held
-wait_held() {
-	local end=$((SECONDS + BOUND_ROUND))
-
-	while [ $SECONDS -lt $end ]; do
-		grep -q ' flip=0$' "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	ktap_diag "timed out: $1 reports no held flip after $BOUND_ROUND s"
-	return 1
+# frame KEY: a frame number mig.py's last handover or goes-on found
+frame() {
+	sed -n "s/^$1=//p" "$T/frames" 2>/dev/null | tail -n1
 }
 
 # handover SRC DST CONSOLE...: DST, paused after the move, shows SRC's last
@@ -509,70 +586,39 @@ wait_held() {
 # the last frame the consoles (SRC's and DST's, in order) say was shown.
 # One case differs, and is told apart: SRC stopped the guest between its
 # hold check and its flip, which the guest then made on DST (its first
-# round there says flip=1): DST shows that next frame. Sets n_src, n_dst.
+# round there says flip=1): DST shows that next frame. Sets n_dst.
+# (One mig.py run for it all: python starts slowly under TCG.)
 handover() {
-	local src=$1 dst=$2 upid shown rc
+	local rc
 
-	shift 2
-	n_src='' n_dst='' shown=''
-	mig uart "$T/$dst.ser" h "$T/$dst.con" >"$T/$dst.hold" 2>&1 &
-	upid=$!
-	mig shot "$T/$src.qmp" "$T/$src-last.ppm" >"$T/$dst.hand" 2>&1
+	rm -f "$T/frames"
+	mig handover "$@" >"$T/$2.hand" 2>&1
 	rc=$?
-	# the guest goes on whatever the screendump was
-	mig qmp "$T/$dst.qmp" cont >>"$T/$dst.hand" 2>&1 && [ $rc -eq 0 ] &&
-		n_src=$(mig frame "$T/$src-last.ppm") &&
-		wait $upid && wait_held "$T/$dst.con" &&
-		mig shot "$T/$dst.qmp" "$T/$dst-first.ppm" >>"$T/$dst.hand" 2>&1 &&
-		n_dst=$(mig frame "$T/$dst-first.ppm") && shown=$(mig shown "$@")
-	rc=$?
-	kill $upid 2>/dev/null
-	ktap_diag "$(cat "$T/$dst.hold" "$T/$dst.hand")" \
-		"$src's last frame: ${n_src:-?}; $dst's first: ${n_dst:-?}; the consoles' last shown: ${shown:-?}"
-	[ $rc -eq 0 ] && [ "$n_dst" = "$shown" ] || return 1
-	if [ "$n_dst" = "$n_src" ]; then
-		mig same "$T/$src-last.ppm" "$T/$dst-first.ppm"
-		return
-	fi
-	ktap_diag "$src stopped the guest between its hold check and its flip: $dst made the flip"
-	[ "$n_dst" = $((n_src + 1)) ] && grep -m1 '^live: seq=' "$T/$dst.con" | grep -q "seq=$n_dst .* flip=1$"
-}
-
-# held_frame NAME CONSOLE...: hold the guest's flips, take NAME's
-# screendump, check that it is the last frame the consoles say was shown,
-# and let the flips go again. Sets n_held.
-held_frame() {
-	local name=$1 shown rc
-
-	shift
-	n_held=''
-	mig uart "$T/$name.ser" h "$T/$name.con" >"$T/$name.held" 2>&1 &&
-		mig shot "$T/$name.qmp" "$T/$name-held.ppm" >>"$T/$name.held" 2>&1 &&
-		n_held=$(mig frame "$T/$name-held.ppm") && shown=$(mig shown "$@") &&
-		mig uart "$T/$name.ser" g "$T/$name.con" >>"$T/$name.held" 2>&1
-	rc=$?
-	ktap_diag "$(cat "$T/$name.held")" "$name's frame while held: ${n_held:-?}; the consoles' last shown: ${shown:-?}"
-	[ $rc -eq 0 ] && [ "$n_held" = "$shown" ]
+	n_dst=$(frame n_dst)
+	ktap_diag "$(cat "$T/$2.hand")"
+	return $rc
 }
 
 # goes_on SRC DST SRC_SIM SRC_UUID DST_SIM DST_UUID RESULT.JSON CONSOLE...:
-# after a live move, DST's guest goes on (its flips let go, 3 more rounds,
-# a later frame held and checked, the consoles read in order, the last
-# one DST's); the hardware's side of the move in hw_rc: SRC saved once
-# and stopped, DST resumed once and runs, both counted the bytes QEMU
-# sent, DST's head scans out and its GPU runs the guest's packets.
+# after a move, DST's guest goes on: its flips let go, it runs 3 more
+# rounds, a frame held then is the last one the consoles say was shown
+# and a later one than DST's first (n_dst), and the consoles, the last
+# one DST's, read in order, have every round once, 5 packets each and no
+# failed check. With a RESULT.JSON (a live move), the hardware's side in
+# hw_rc: SRC saved once and stopped, DST resumed once and runs, both
+# counted the bytes QEMU sent, DST's head scans out and its GPU runs the
+# guest's packets.
 goes_on() {
-	local src=$1 dst=$2 ssim=$3 su=$4 dsim=$5 du=$6 json=$7 n rc vfio sa rb con
+	local src=$1 dst=$2 ssim=$3 su=$4 dsim=$5 du=$6 json=$7 pid=Q$2 n rc vfio sa rb
 
 	shift 7
-	con=${*: -1}
 	n=$(last_round "${@:1:$#-1}")
-	mig uart "$T/$dst.ser" g "$con" >"$T/$dst.go" 2>&1 &&
-		wait_round "$dst" $((n + 3)) "$con" && held_frame "$dst" "$@" &&
-		[ "$n_held" -gt "$n_dst" ] && mig console "$@" >"$T/$dst.chain"
+	rm -f "$T/frames"
+	mig goes-on "$dst" "${!pid:-0}" $((n + 3)) "${n_dst:-?}" "$@" >"$T/$dst.chain" 2>&1
 	rc=$?
-	ktap_diag "$(cat "$T/$dst.go" "$T/$dst.chain" 2>/dev/null)" \
-		"on $src to round $n, on $dst to round $(last_round "$con"); $dst's frames: $n_dst, then ${n_held:-?}"
+	ktap_diag "$(cat "$T/$dst.chain")" \
+		"on $src to round $n, on $dst to round $(last_round "${*: -1}"); $dst's frames: ${n_dst:-?}, then $(frame n_held)"
+	[ -n "$json" ] || return $rc
 
 	vfio=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("vfio", {}).get("transferred", -1))' "$json" 2>/dev/null)
 	sa=$(mget "$ssim" "$su" bytes_saved) rb=$(mget "$dsim" "$du" bytes_resumed)
@@ -650,7 +696,7 @@ ktap_result $? "B's first screendump is A's last frame, pixel for pixel"
 
 goes_on A B sim0 $UA sim1 $UB "$T/live.json" "$T/A.con" "$T/B.con"
 ktap_result $? "on B the guest goes on: every round once and in order, 5 packets each, no bad result, the frame counter counts on"
-ktap_result $hw_rc "debugfs: A saved once, B resumed once, the same bytes as QEMU sent; B scans out and sim1 runs its work"
+ktap_result "$hw_rc" "debugfs: A saved once, B resumed once, the same bytes as QEMU sent; B scans out and sim1 runs its work"
 ktap_diag "live move (mdev): $((SECONDS - t0)) s"
 
 # --- 2. save to a file, restore on A ----------------------------------------
@@ -672,12 +718,8 @@ ktap_diag "restore: $(cat "$T/R.landed")" "$(cat "$T/R.out")"
 ktap_result $? "restored on A from the file (-incoming file:): its first screendump is the saved frame"
 quit B
 
-n=$(last_round "$T/A.con" "$T/B.con")
-mig uart "$T/R.ser" g "$T/R.con" >"$T/R.go" 2>&1 &&
-	wait_round R $((n + 3)) "$T/R.con" && mig console "$T/A.con" "$T/B.con" "$T/R.con" >"$T/chain2.log"
-rc=$?
-ktap_diag "$(cat "$T/R.go" "$T/chain2.log")" "to round $n before the save, $(last_round "$T/R.con") after"
-ktap_result $rc "the restored guest goes on: every round once and in order, no bad result"
+goes_on B R - - - - "" "$T/A.con" "$T/B.con" "$T/R.con"
+ktap_result $? "the restored guest goes on: every round once and in order, no bad result, the frame counter counts on"
 ktap_diag "save and restore: $((SECONDS - t0)) s"
 
 # --- 3. a vGPU of another type is refused ------------------------------------
@@ -752,7 +794,7 @@ ktap_result $? "W's first screendump is V's last frame, pixel for pixel"
 
 goes_on V W sim3 "$UV" sim4 "$UW" "$T/vf.json" "$T/V.con" "$T/W.con"
 ktap_result $? "on VF W the guest goes on: every round once and in order, 5 packets each, no bad result, the frame counter counts on"
-ktap_result $hw_rc "debugfs: VF V saved once, VF W resumed once, the same bytes as QEMU sent; W scans out and sim4 runs its work"
+ktap_result "$hw_rc" "debugfs: VF V saved once, VF W resumed once, the same bytes as QEMU sent; W scans out and sim4 runs its work"
 
 quit V
 rc=$?
