@@ -155,12 +155,12 @@ closed_soon() {
 ktap_plan 6
 
 # 1
-vmt_load gpuvirt gpuvirt_sim && echo "0 h200-141gb" >$BUS/new_device &&
-	echo "$UM" >$TYPES/gpuvirt_sim-H200-35C/create && libvirt_start
+vmt_load gpuvirt gpuvirt_sim && echo "0 a100-40gb" >$BUS/new_device &&
+	echo "$UM" >$TYPES/gpuvirt_sim-A100-1B/create && libvirt_start
 rc=$?
 ktap_diag "libvirt $(virsh -v), $(qemu-system-x86_64 --version | head -n1)"
 [ $rc -eq 0 ]
-ktap_result $? "gpuvirt, a simulated H200 with an H200-35C vGPU, udevd and libvirtd up"
+ktap_result $? "gpuvirt, a simulated A100 with an A100-1B vGPU, udevd and libvirtd up"
 
 # 2: the guest works on the mdev vGPU
 CON=$T/save.con
@@ -220,8 +220,10 @@ closed_soon $UM
 echo 1 >$MDEV/$UM/remove
 
 # 5: the VF vGPU as an unmanaged PCI hostdev runs the guest
+# the guest maps all of BAR2: a small type, as in vgpu_migrate_qemu.sh
 echo sriov >$PF/gpuvirt/vgpu_model && echo 1 >$PF/sriov_numvfs &&
-	echo 3 >$VF/gpuvirt/current_vgpu_type
+	id=$(awk '$1 ~ /^[0-9]+$/ && $3 == "A100-1B" { print $1 }' $VF/gpuvirt/creatable_vgpu_types) &&
+	[ -n "$id" ] && echo "$id" >$VF/gpuvirt/current_vgpu_type
 rc=$?
 UV=$(cat $VF/gpuvirt/vgpu_uuid 2>/dev/null)
 CON=$T/vf.con
@@ -239,7 +241,7 @@ ktap_result $? "a domain with the VF vGPU as <hostdev type='pci' managed='no'> r
 
 # 6: it stops; the VF keeps its type and driver
 $VIRSH destroy gv-vf >"$T/out" 2>&1 && closed_soon "$UV" &&
-	[ "$(cat $VF/gpuvirt/current_vgpu_type)" = 3 ] && [ -e $VF/driver ]
+	[ "$(cat $VF/gpuvirt/current_vgpu_type)" = "$id" ] && [ -e $VF/driver ]
 ktap_result $? "the VF domain stops: the vGPU let go, the VF keeps its type"
 
 ktap_finish
