@@ -343,7 +343,7 @@ step debug-kernel                 1500    debug -- scripts/debug-kernel.sh
 step trixie-root                  1200    trixie -- scripts/trixie-root.sh
 step kbuild-W1-sparse-13-6.12     150     trixie needs=trixie-root -- trixie_kbuild 13-6.12
 step kbuild-W1-sparse-7           150     trixie needs=trixie-root -- trixie_kbuild 7
-step vm-7                         750/1200 trixie needs=trixie-root,vm-build after=kbuild-W1-sparse-7 -- trixie_vm_lane
+step vm-7                         900/1500 trixie needs=trixie-root,vm-build after=kbuild-W1-sparse-7 -- trixie_vm_lane
 step debian-package-trixie        480     trixie needs=trixie-root -- scripts/check-package.sh --trixie
 step debug-build                  120     debug needs=debug-kernel lock=make-user -- \
 	scripts/check-debug.sh --build-only
