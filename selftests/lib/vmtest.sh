@@ -34,6 +34,13 @@
 #   vmt_start_clean MOD...   unload MOD... (what an earlier test left) now;
 #                            remove every mdev device and unload them at exit
 #
+# Background listeners:
+#   vmt_wait_listening PID   PID (gpuvirtctl monitor) waits in recvmsg(),
+#                            which it calls only once it has joined its
+#                            netlink groups; up to 60 s
+#   vmt_wait_lines FILE PATTERN N  FILE has N lines matching the extended
+#                            regex PATTERN; up to 60 s
+#
 # Skips, all "1..0 # SKIP REASON" and exit 4:
 #   vmt_skip REASON...       skip the whole test
 #   vmt_need_ctl             gpuvirtctl is built
@@ -141,6 +148,27 @@ vmt_reap() {
 		wait "${!v}" 2>/dev/null
 	done
 	return 0
+}
+
+vmt_wait_listening() {
+	local i sc
+
+	for ((i = 0; i < 600; i++)); do
+		read -r sc _ <"/proc/$1/syscall" 2>/dev/null || return 1
+		[ "$sc" = 47 ] && return 0	# x86-64 recvmsg
+		sleep 0.1
+	done
+	return 1
+}
+
+vmt_wait_lines() {
+	local i
+
+	for ((i = 0; i < 600; i++)); do
+		[ "$(grep -Ec "$2" "$1" 2>/dev/null)" -ge "$3" ] && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 vmt_start_clean() {

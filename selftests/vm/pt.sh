@@ -278,7 +278,7 @@ ktap_result $? "debugfs: no open yet, not quarantined"
 
 "$CTL" -j monitor >"$T/mon" 2>&1 &
 MON=$!
-sleep 1
+vmt_wait_listening $MON || echo "# the monitor is not listening after 60 s"
 qemu_open
 [ $qrc = 0 ] || sed 's/^/# qemu: /' "$T/qemu"
 [ $qrc = 0 ] && dbg_is open_count 1 && dbg_is close_count 1 &&
@@ -305,7 +305,7 @@ qemu_open
 	grep -q "injected" "$DBG/$LONE/quarantine_reason" &&
 	vmt_kmsg | grep -q "$LONE: quarantined: post-close check failed"
 ktap_result $? "a failed post-close check (fault knob) quarantines the device"
-sleep 1
+vmt_wait_lines "$T/mon" '"event":"quarantine"' 1
 kill $MON 2>/dev/null
 wait $MON 2>/dev/null
 MON=

@@ -138,7 +138,7 @@ add_file
 
 "$CTL" -j monitor >"$T/mon" 2>"$T/mon.err" &
 MON_PID=$!
-sleep 1
+vmt_wait_listening $MON_PID || echo "# the monitor is not listening after 60 s"
 
 # 2: 2,048 vGPUs from one batch
 "$CTL" -batch "$T/add.batch" >"$T/out" 2>"$T/err"
@@ -162,8 +162,9 @@ diag_file "$T/err"
 [ $rc -eq 0 ] && counts 0
 ktap_result $? "-batch removes all $N: every view is empty"
 
-# 5: the monitor saw each come and go, and lost nothing
-sleep 1
+# 5: the monitor saw each come and go, and lost nothing (its last events
+# may still be on their way to the file)
+vmt_wait_lines "$T/mon" '^\{"event":"del","vgpu":' $N
 kill "$MON_PID"
 wait "$MON_PID" 2>/dev/null
 MON_PID=
