@@ -197,22 +197,41 @@ UC=$(cat "$(vf $VF3 vgpu_uuid)")
 	echo weighted >$PF/gpuvirt/sched_policy &&
 	"$CTL" vgpu set uuid "$UB" weight 300 && "$CTL" vgpu set uuid "$UC" weight 100
 ok=$?
-"$VMBIN/vgpu_load" $VF2 --seconds 6 --quiet --report "$T/rb" &
+# The ratio is judged between two snapshots taken while both loads run:
+# under TCG the two start and end seconds apart, and one running alone
+# takes the whole engine, as it should.
+"$VMBIN/vgpu_load" $VF2 --seconds 12 --quiet --report "$T/rb" &
 l1=$!
-"$VMBIN/vgpu_load" $VF3 --seconds 6 --quiet --report "$T/rc" &
+"$VMBIN/vgpu_load" $VF3 --seconds 12 --quiet --report "$T/rc" &
 l2=$!
+# both_running FILE: both vGPUs have had engine time in FILE (vgpu show)
+both_running() {
+	python3 -c 'import json, sys
+v = {x["uuid"]: x["stats"]["run"] for x in json.load(open(sys.argv[1]))["vgpu"]}
+sys.exit(0 if v[sys.argv[2]] > 0 and v[sys.argv[3]] > 0 else 1)' "$1" "$UB" "$UC" 2>/dev/null
+}
+for ((i = 0; i < 300; i++)); do
+	"$CTL" -j vgpu show >"$T/all0" && both_running "$T/all0" && break
+	sleep 0.2
+done
+sleep 4
+"$CTL" -j vgpu show >"$T/all"
+both=0
+kill -0 $l1 2>/dev/null && kill -0 $l2 2>/dev/null && both=1
 wait $l1; r1=$?
 wait $l2; r2=$?
-"$CTL" -j vgpu show >"$T/all"
-python3 - "$T/all" "$UB" "$UC" >"$T/share" 2>&1 <<'EOF'
+python3 - "$T/all0" "$T/all" "$UB" "$UC" "$both" >"$T/share" 2>&1 <<'PY'
 import json, sys
-v = {x["uuid"]: x for x in json.load(open(sys.argv[1]))["vgpu"]}
-b, c = v[sys.argv[2]], v[sys.argv[3]]
+a = {x["uuid"]: x for x in json.load(open(sys.argv[1]))["vgpu"]}
+v = {x["uuid"]: x for x in json.load(open(sys.argv[2]))["vgpu"]}
+ub, uc = sys.argv[3], sys.argv[4]
+b, c = v[ub], v[uc]
 assert b["weight"] == 300 and c["weight"] == 100, (b["weight"], c["weight"])
-ratio = b["stats"]["run"] / c["stats"]["run"]
-print("run ratio %.2f (weights 3:1)" % ratio)
+assert sys.argv[5] == "1", "a load ended before the second snapshot"
+ratio = (b["stats"]["run"] - a[ub]["stats"]["run"]) / (c["stats"]["run"] - a[uc]["stats"]["run"])
+print("run ratio %.2f over 4 s with both busy (weights 3:1)" % ratio)
 assert 2.4 <= ratio <= 3.6, ratio
-EOF
+PY
 rc=$?
 ktap_diag "$(cat "$T/share")"
 [ $ok -eq 0 ] && [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ $rc -eq 0 ]
