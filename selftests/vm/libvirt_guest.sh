@@ -48,7 +48,7 @@ lv=$(virsh -v 2>/dev/null | cut -d. -f1)
 # libvirt 9.0 takes no VF vGPU as an unmanaged PCI hostdev, and QEMU 7.2
 # has no VFIO migration v2 (libvirt_nodedev.sh checks that refusal)
 [ "${lv:-0}" -ge 10 ] || vmt_skip "libvirt ${lv:-?}: this test wants libvirt 10 or later"
-qemu-system-x86_64 -device vfio-pci,help 2>/dev/null | grep -q enable-migration ||
+qemu-system-x86_64 -device vfio-pci,help 2>/dev/null | grep -Eq '^ *enable-migration=' ||
 	vmt_skip "this QEMU has no VFIO migration v2"
 libvirt_enter "$@"
 vmt_tmpdir

@@ -70,8 +70,9 @@ vmt_on_exit vmt_reap QA QB QR QC QV QW
 vmt_need_cmds qemu-system-x86_64 python3
 vmt_need_modules gpuvirt gpuvirt_sim
 [ -e "$ELF" ] || vmt_skip "no $ELF (make vm-tests)"
-# VFIO migration v2 arrived in QEMU 8.0; Debian 12's 7.2 has none
-qemu-system-x86_64 -device vfio-pci,help 2>/dev/null | grep -q 'enable-migration' ||
+# VFIO migration v2 is on by default from QEMU 8.1 (enable-migration);
+# Debian 12's 7.2 has only v1's experimental x-enable-migration
+qemu-system-x86_64 -device vfio-pci,help 2>/dev/null | grep -Eq '^ *enable-migration=' ||
 	vmt_skip "this QEMU has no VFIO migration v2 (enable-migration)"
 
 # The host side's helper: QMP, the frames and the consoles.
