@@ -453,6 +453,19 @@ stacks() {
 	done
 }
 
+# live_move SRC DST NAME: DST listens on $T/NAME.sock, and QEMU SRC
+# migrates its guest there (QMP report in $T/NAME.json); 0 when the move
+# completed and went through PRE_COPY. Shows QEMU's words and the states.
+live_move() {
+	local rc
+
+	incoming "$2" unix:"$T/$3.sock" &&
+		mig migrate "$T/$1.qmp" unix:"$T/$3.sock" "$T/$3.json" $BOUND_MIG >"$T/$3.log" 2>&1
+	rc=$?
+	ktap_diag "$(cat "$T/$3.log" "$T/$2.out")" "$(grep -h 'set_state' "$T/$1.trace" | sed 's/^[0-9@.:]* *//')"
+	[ $rc -eq 0 ] && grep -q 'vfio_migration_set_state .*PRE_COPY' "$T/$1.trace"
+}
+
 # wait_qmp NAME: QEMU NAME's QMP socket is up (mig.py's calls on it wait
 # for its greeting, within their bound)
 wait_qmp() {
@@ -680,13 +693,7 @@ ktap_diag "$(grep -v '^live: seq=' "$T/A.con" | head -n 30)" "$(cat "$T/A.out")"
 ktap_result $rc "the guest works on A: rounds of checked ring work, a frame each"
 
 qemu_on B sysfsdev="$MDEV/$UB" -incoming defer -S
-incoming B unix:"$T/live.sock" &&
-	mig migrate "$T/A.qmp" unix:"$T/live.sock" "$T/live.json" $BOUND_MIG >"$T/live.log" 2>&1
-rc=$?
-ktap_diag "$(cat "$T/live.log" "$T/B.out")" "$(grep -h 'set_state' "$T/A.trace" | sed 's/^[0-9@.:]* *//')"
-grep -q 'vfio_migration_set_state .*PRE_COPY' "$T/A.trace"
-pre=$?
-[ $rc -eq 0 ] && [ $pre -eq 0 ]
+live_move A B live
 ktap_result $? "QMP migrate moved the guest from A to B, through PRE_COPY"
 report live "$T/live.json" "$T/A.trace" "$(backed sim0)"
 
@@ -780,13 +787,7 @@ fi
 ktap_result $rc "VFs $VV and $VW (sim3, sim4) typed A100-1B; the guest works on VF V (vfio-pci host=)"
 
 qemu_on W host=$VW -incoming defer -S
-incoming W unix:"$T/vf.sock" &&
-	mig migrate "$T/V.qmp" unix:"$T/vf.sock" "$T/vf.json" $BOUND_MIG >"$T/vf.log" 2>&1
-rc=$?
-ktap_diag "$(cat "$T/vf.log" "$T/W.out")" "$(grep -h 'set_state' "$T/V.trace" | sed 's/^[0-9@.:]* *//')"
-grep -q 'vfio_migration_set_state .*PRE_COPY' "$T/V.trace"
-pre=$?
-[ $rc -eq 0 ] && [ $pre -eq 0 ]
+live_move V W vf
 ktap_result $? "QMP migrate moved the guest from VF V to VF W, through PRE_COPY"
 report vf "$T/vf.json" "$T/V.trace" "$(backed sim3)"
 
