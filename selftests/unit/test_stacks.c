@@ -12,12 +12,14 @@
  * read what it wrote into the tree's create, remove and
  * current_vgpu_type files, and that every other file stayed as it was.
  */
+#include <dirent.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -68,8 +70,39 @@ FIXTURE_TEARDOWN(host)
 		TH_LOG("could not remove %s", self->root);
 }
 
-/* Add fixture @name to the tree at @root. */
-static int build(const char *root, const char *name)
+/*
+ * mktree.sh forks for every directory and link it makes, which adds up to
+ * seconds a tree on a busy host. So each tree is built once per run, into
+ * a template directory of the harness's own process, and every test that
+ * wants it on an empty root gets a copy (cp -a keeps the relative links).
+ * The tests run in forked children: they inherit the template's path, and
+ * only the process that made it removes it, at its exit.
+ */
+static char tmpl_dir[PATH_MAX];
+static pid_t tmpl_owner;
+
+__attribute__((constructor)) static void tmpl_init(void)
+{
+	snprintf(tmpl_dir, sizeof(tmpl_dir), "%s/gv-stk-tmpl.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(tmpl_dir))
+		tmpl_dir[0] = '\0';
+	tmpl_owner = getpid();
+}
+
+__attribute__((destructor)) static void tmpl_fini(void)
+{
+	char cmd[PATH_MAX + 16];
+
+	if (!tmpl_dir[0] || getpid() != tmpl_owner)
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl_dir);
+	if (system(cmd))
+		fprintf(stderr, "# could not remove %s\n", tmpl_dir);
+}
+
+/* Add fixture @name to the tree at @root, by running mktree.sh. */
+static int mktree(const char *root, const char *name)
 {
 	char cmd[3 * PATH_MAX];
 
@@ -78,18 +111,64 @@ static int build(const char *root, const char *name)
 	return system(cmd);
 }
 
+/*
+ * Give the empty tree at @root the fixtures @names, in order, from the
+ * template @key (built on first use); a tree that already holds something
+ * gets them from mktree.sh on top of it.
+ */
+static int build_tree(const char *root, const char *key,
+		      const char *const *names, size_t n)
+{
+	char tmpl[PATH_MAX + 64], done[PATH_MAX + 80], cmd[4 * PATH_MAX];
+	bool empty = true;
+	struct dirent *e;
+	size_t i;
+	DIR *d;
+
+	d = opendir(root);
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			empty = false;
+	closedir(d);
+	if (!empty || !tmpl_dir[0]) {
+		for (i = 0; i < n; i++)
+			if (mktree(root, names[i]))
+				return -1;
+		return 0;
+	}
+
+	snprintf(tmpl, sizeof(tmpl), "%s/%s", tmpl_dir, key);
+	snprintf(done, sizeof(done), "%s.done", tmpl);
+	if (access(done, F_OK)) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
+		if (system(cmd) || mkdir(tmpl, 0755))
+			return -1;
+		for (i = 0; i < n; i++)
+			if (mktree(tmpl, names[i]))
+				return -1;
+		if (mknod(done, S_IFREG | 0644, 0))
+			return -1;
+	}
+	snprintf(cmd, sizeof(cmd), "cp -a '%s/.' '%s'", tmpl, root);
+	return system(cmd);
+}
+
+/* Add fixture @name to the tree at @root. */
+static int build(const char *root, const char *name)
+{
+	return build_tree(root, name, &name, 1);
+}
+
 /* A host with every fixture: each stack next to the others. */
 static int build_all(const char *root)
 {
 	static const char *const all[] = {
 		"h100-nvvf", "a100-mdev", "gvtg", "sriov", "ours",
 	};
-	size_t i;
 
-	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		if (build(root, all[i]))
-			return -1;
-	return 0;
+	return build_tree(root, "all", all, sizeof(all) / sizeof(all[0]));
 }
 
 /* The whole content of @root/@rel, or "<missing>". */
