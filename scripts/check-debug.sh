@@ -20,7 +20,7 @@
 #      BUG, KASAN, UBSAN, lockdep...);
 #   4. fail-nth: selftests/debug/fail-nth.sh over gv_failnth's paths, dealt
 #      to as many guests. Without --full, a sample: the points n with
-#      n % K == SEED % K of every path (K = GPUVIRT_FAILNTH_K, default 8),
+#      n % K == SEED % K of every path (K = GPUVIRT_FAILNTH_K, default 12),
 #      where SEED comes from the commit, so that K consecutive commits
 #      sweep every point; FAILNTH_SEED=N replays a run. --full sweeps every
 #      point, in runs cut in order (a leak check after each group of paths);
@@ -44,7 +44,7 @@
 #   FAILNTH_SEED=N                 seed of the fail-nth sample (default: the
 #                                  number of commits up to HEAD; outside a
 #                                  git tree, the number of days since 1970)
-#   GPUVIRT_FAILNTH_K=K            sample 1 point in K (default 8; 1 sweeps
+#   GPUVIRT_FAILNTH_K=K            sample 1 point in K (default 12; 1 sweeps
 #                                  them all, as --full does)
 #   GPUVIRT_DEBUG_TESTS='a b'      run these VM tests instead of the lane's
 #   GPUVIRT_DEBUG_FAILNTH='p q'    sweep only these gv_failnth paths
@@ -54,7 +54,7 @@
 #                                  to (default: GPUVIRT_DEBUG_JOBS)
 #   GPUVIRT_DEBUG_TEST_TIMEOUT=S   per-test limit in the guest (default 900:
 #                                  pt.sh takes about 400 s on this kernel)
-#   GPUVIRT_DEBUG_RACE_SECONDS=S   time bound of each race (default 20;
+#   GPUVIRT_DEBUG_RACE_SECONDS=S   time bound of each race (default 10;
 #                                  --full: 60)
 #   GPUVIRT_FAILNTH_BUDGET=S       time bound of each fail-nth path (default
 #                                  300; --full: 1800; a path cut short is a
@@ -113,7 +113,7 @@ if [ "${parts[0]:-}" = --seed ]; then
 	echo "$seed $seed_why"
 	exit 0
 fi
-fk=${GPUVIRT_FAILNTH_K:-8}
+fk=${GPUVIRT_FAILNTH_K:-12}
 [ $full = 1 ] && fk=1
 [[ $fk =~ ^[1-9][0-9]*$ ]] || die "GPUVIRT_FAILNTH_K wants a number >= 1, not '$fk'"
 
