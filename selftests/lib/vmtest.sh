@@ -31,6 +31,7 @@
 #   vmt_on_exit CMD [ARG...] run CMD, before what was registered earlier
 #   vmt_reap VAR...          kill the background process whose pid VAR
 #                            holds, when it is set, and wait for it
+#                            (SIGTERM, then SIGKILL after 10 s)
 #   vmt_start_clean MOD...   unload MOD... (what an earlier test left) now;
 #                            remove every mdev device and unload them at exit
 #
@@ -140,12 +141,29 @@ vmt_tmpdir() {
 }
 
 vmt_reap() {
-	local v
+	local v p st end
 
 	for v; do
-		[ -n "${!v:-}" ] || continue
-		kill "${!v}" 2>/dev/null
-		wait "${!v}" 2>/dev/null
+		p=${!v:-}
+		[ -n "$p" ] || continue
+		kill "$p" 2>/dev/null
+		# a process that ignores SIGTERM gets 10 s, then SIGKILL: the
+		# wait below must not outlast the test's own time limit
+		end=$((SECONDS + 10))
+		while :; do
+			st=
+			{ read -r st <"/proc/$p/stat"; } 2>/dev/null
+			st=${st##*) }
+			st=${st%% *}
+			{ [ -n "$st" ] && [ "$st" != Z ]; } || break
+			[ $SECONDS -lt $end ] || break
+			sleep 0.1
+		done
+		if [ -n "$st" ] && [ "$st" != Z ]; then
+			echo "# vmt_reap: $v (pid $p) outlived SIGTERM by 10 s: SIGKILL"
+			kill -KILL "$p" 2>/dev/null
+		fi
+		wait "$p" 2>/dev/null
 	done
 	return 0
 }
