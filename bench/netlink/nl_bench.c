@@ -3,17 +3,30 @@
  * nl_bench: the cost of a vGPU dump over the gpuvirt netlink family, next
  * to a trivial request (gpu-get of one GPU) timed in the same run.
  *
- * Usage: nl_bench [-r ROUNDS]
+ * Usage: nl_bench [-r ROUNDS] [-t TRIVIAL]
  *
- * Prints "bench:" lines: the mean time of one trivial round trip, the mean
- * time of a dump of every vGPU, the number of vGPUs it returned, and the
- * ratio of the two. Run as root (vgpu-get is for CAP_NET_ADMIN).
+ * Each round times TRIVIAL (25) gpu-get round trips and one vgpu-get dump
+ * of every vGPU, in an order that alternates from one round to the next,
+ * so that drift in the machine's speed hits both alike (bench/README.md,
+ * Rules). Prints "bench:" lines: the mean time of one trivial round trip,
+ * the mean time of a dump, the number of vGPUs it returned, the ratio of
+ * the two means, and the median of the per-round ratios with their
+ * min..max; and how many reads (one skb each) and bytes a dump took.
+ * Run as root (vgpu-get is for CAP_NET_ADMIN).
  */
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "gv_nl.h"
+
+#define MAX_ROUNDS	1000
+
+struct dump_count {
+	unsigned int msgs;
+	unsigned int reads;
+	uint64_t bytes;
+};
 
 static uint64_t now_ns(void)
 {
@@ -29,52 +42,137 @@ static int count_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-int main(int argc, char **argv)
+/* nl_talk() for a dump, counting the reads and the bytes read */
+static int dump_talk(struct nl *nl, struct nlmsghdr *nlh, struct dump_count *dc)
 {
-	unsigned int rounds = 20, i, n = 0, trivial = 500;
-	uint64_t t0, rt, dump;
+	struct nl_ctx ctx = { nl, count_cb, &dc->msgs };
+	int ret;
+
+	ctl_cbs[NLMSG_ERROR] = ctl_err_cb;
+	ctl_cbs[NLMSG_DONE] = ctl_done_cb;
+	nl->ext_msg[0] = '\0';
+	if (mnl_socket_sendto(nl->sk, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	for (;;) {
+		ret = mnl_socket_recvfrom(nl->sk, nl->buf, sizeof(nl->buf));
+		if (ret < 0)
+			return -errno;
+		dc->reads++;
+		dc->bytes += ret;
+		errno = 0;
+		ret = mnl_cb_run2(nl->buf, ret, nlh->nlmsg_seq, nl->portid,
+				  data_cb, &ctx, ctl_cbs, NLMSG_MIN_TYPE);
+		if (ret <= MNL_CB_STOP)
+			break;
+	}
+	return ret == MNL_CB_ERROR ? -errno : 0;
+}
+
+static int trivial_batch(struct nl *nl, unsigned int n, uint64_t *ns)
+{
+	unsigned int i, msgs = 0;
 	char buf[GV_NLBUF];
 	struct nlmsghdr *nlh;
+	uint64_t t0 = now_ns();
+
+	for (i = 0; i < n; i++) {
+		nlh = genl_req(nl, buf, nl->family, GPUVIRT_CMD_GPU_GET, 0);
+		mnl_attr_put_u32(nlh, GPUVIRT_A_GPU_ID, 0);
+		if (nl_talk(nl, nlh, count_cb, &msgs)) {
+			fprintf(stderr, "nl_bench: gpu-get: %s\n", nl->ext_msg);
+			return -1;
+		}
+	}
+	*ns += now_ns() - t0;
+	return 0;
+}
+
+static int one_dump(struct nl *nl, struct dump_count *dc, uint64_t *ns)
+{
+	char buf[GV_NLBUF];
+	struct nlmsghdr *nlh;
+	uint64_t t0 = now_ns();
+
+	memset(dc, 0, sizeof(*dc));
+	nlh = genl_req(nl, buf, nl->family, GPUVIRT_CMD_VGPU_GET, NLM_F_DUMP);
+	if (dump_talk(nl, nlh, dc)) {
+		fprintf(stderr, "nl_bench: vgpu-get dump: %s\n", nl->ext_msg);
+		return -1;
+	}
+	*ns += now_ns() - t0;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int rounds = 20, trivial = 25, i, reads_min = ~0u, reads_max = 0;
+	uint64_t rt = 0, dump = 0, bytes = 0, r_rt, r_dump;
+	static double ratio[MAX_ROUNDS];
+	struct dump_count dc = { 0 };
 	struct nl nl;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "r:")) != -1) {
-		if (opt != 'r' || !(rounds = strtoul(optarg, NULL, 0))) {
-			fprintf(stderr, "usage: nl_bench [-r ROUNDS]\n");
+	while ((opt = getopt(argc, argv, "r:t:")) != -1) {
+		unsigned long v = optarg ? strtoul(optarg, NULL, 0) : 0;
+
+		if ((opt != 'r' && opt != 't') || !v ||
+		    (opt == 'r' && v > MAX_ROUNDS)) {
+			fprintf(stderr, "usage: nl_bench [-r ROUNDS] [-t TRIVIAL]\n");
 			return 2;
 		}
+		if (opt == 'r')
+			rounds = v;
+		else
+			trivial = v;
 	}
 	if (nl_open(&nl)) {
 		perror("nl_bench: the gpuvirt family");
 		return 1;
 	}
+	/* one of each untimed: the socket learns its read size, caches warm */
+	r_rt = r_dump = 0;
+	if (trivial_batch(&nl, 1, &r_rt) || one_dump(&nl, &dc, &r_dump))
+		return 1;
 
-	t0 = now_ns();
-	for (i = 0; i < trivial; i++) {
-		nlh = genl_req(&nl, buf, nl.family, GPUVIRT_CMD_GPU_GET, 0);
-		mnl_attr_put_u32(nlh, GPUVIRT_A_GPU_ID, 0);
-		if (nl_talk(&nl, nlh, count_cb, &n)) {
-			fprintf(stderr, "nl_bench: gpu-get: %s\n", nl.ext_msg);
-			return 1;
-		}
-	}
-	rt = (now_ns() - t0) / trivial;
-
-	t0 = now_ns();
 	for (i = 0; i < rounds; i++) {
-		n = 0;
-		nlh = genl_req(&nl, buf, nl.family, GPUVIRT_CMD_VGPU_GET,
-			       NLM_F_DUMP);
-		if (nl_talk(&nl, nlh, count_cb, &n)) {
-			fprintf(stderr, "nl_bench: vgpu-get dump: %s\n", nl.ext_msg);
-			return 1;
+		r_rt = r_dump = 0;
+		if (i & 1) {
+			if (one_dump(&nl, &dc, &r_dump) ||
+			    trivial_batch(&nl, trivial, &r_rt))
+				return 1;
+		} else {
+			if (trivial_batch(&nl, trivial, &r_rt) ||
+			    one_dump(&nl, &dc, &r_dump))
+				return 1;
 		}
+		rt += r_rt;
+		dump += r_dump;
+		bytes += dc.bytes;
+		if (dc.reads < reads_min)
+			reads_min = dc.reads;
+		if (dc.reads > reads_max)
+			reads_max = dc.reads;
+		ratio[i] = (double)r_dump * trivial / r_rt;
+		printf("raw: nl_bench round %u rt_us %.1f dump_ms %.2f ratio %.1f reads %u bytes %llu\n",
+		       i, r_rt / 1e3 / trivial, r_dump / 1e6, ratio[i], dc.reads,
+		       (unsigned long long)dc.bytes);
 	}
-	dump = (now_ns() - t0) / rounds;
+	rt /= (uint64_t)rounds * trivial;
+	dump /= rounds;
+	qsort(ratio, rounds, sizeof(ratio[0]), cmp_double);
 
 	printf("bench: nl_roundtrip_us %.1f\n", rt / 1e3);
-	printf("bench: nl_vgpu_dump vgpus %u ms %.2f ratio_vs_roundtrip %.1f\n",
-	       n, dump / 1e6, (double)dump / rt);
+	printf("bench: nl_vgpu_dump vgpus %u ms %.2f ratio_vs_roundtrip %.1f median %.1f min..max %.1f..%.1f reads %u..%u bytes %llu\n",
+	       dc.msgs, dump / 1e6, (double)dump / rt, ratio[rounds / 2],
+	       ratio[0], ratio[rounds - 1], reads_min, reads_max,
+	       (unsigned long long)(bytes / rounds));
 	nl_close(&nl);
 	return 0;
 }

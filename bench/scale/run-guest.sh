@@ -262,7 +262,7 @@ awk -v hc="$high_c" -v hr="$high_r" -v lc="$lc" -v lr="$lr" \
 		printf "bench: create_growth_vs_mtty ratio=%.2f [gpuvirt create ratio / mtty create ratio: the growth that is gpuvirt'"'"'s own]\n", (hc / lc) / (hmc / lmc)
 	}
 }'
-awk '/nl_roundtrip_us/ { rt = $3 } /nl_vgpu_dump/ { print "bench: dump_vs_roundtrip ratio=" $8 " [vgpu-get dump of " $4 " vGPUs " $6 " ms / one gpu-get; goal <= 300]" }' "$T/nl"
+awk '/nl_roundtrip_us/ { rt = $3 } /nl_vgpu_dump/ { print "bench: dump_vs_roundtrip ratio=" $8 " (per-round median " $10 ", " $12 ") [vgpu-get dump of " $4 " vGPUs " $6 " ms / one gpu-get, 20 interleaved rounds, means; " $14 " reads of " $16 " bytes a dump; goal <= 300]" }' "$T/nl"
 
 # --- 6. batch against bare sysfs writes ------------------------------------------
 # 100 vGPUs on sim1..sim4, 25 each; the batch file adds then deletes them
