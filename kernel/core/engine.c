@@ -46,6 +46,7 @@
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/stat.h>
 #include <linux/stringhash.h>
 #include <uapi/linux/gpuvirt_vgpu.h>
 
@@ -915,16 +916,19 @@ static void gpuvirt_sched_put(struct gpuvirt_sched *s,
  * Poll for a kick for up to @poll_ns before the idle engine sleeps, so that
  * a vGPU that rings again soon (a client waiting for each command before it
  * sends the next) does not pay for waking the thread up. Bounded, and it
- * gives way at once to anything else that wants this CPU; cpu_relax() lets
- * an SMT sibling (or, under emulation, another vCPU) run meanwhile. The
- * cheap clock is enough for the bound.
+ * stops as soon as another task is runnable on this CPU, whether or not
+ * the scheduler would preempt for it: the client woken by the command's
+ * interrupt is often placed here, and must not wait for the poll to end.
+ * cpu_relax() lets an SMT sibling (or, under emulation, another vCPU) run
+ * meanwhile. The cheap clock is enough for the bound.
  */
 static void gpuvirt_sched_poll(struct gpuvirt_sched *s, u64 poll_ns)
 {
 	u64 t0 = local_clock();
 
 	while (!READ_ONCE(s->kicked) && !kthread_should_stop() &&
-	       !need_resched() && local_clock() - t0 < poll_ns)
+	       !need_resched() && single_task_running() &&
+	       local_clock() - t0 < poll_ns)
 		cpu_relax();
 }
 
