@@ -46,6 +46,7 @@
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/stat.h>
 #include <linux/stringhash.h>
 #include <uapi/linux/gpuvirt_vgpu.h>
 
@@ -66,6 +67,13 @@
 #define GPUVIRT_ENGINE_PACE_NS		NSEC_PER_MSEC
 /* Engine time without progress after which a command has hung. */
 #define GPUVIRT_ENGINE_HANG_NS		(20 * NSEC_PER_MSEC)
+/*
+ * How long an engine that has run out of work polls for more before it
+ * sleeps (gpuvirt_sched_idle()): a vGPU that rings its next doorbell
+ * within this time finds the engine awake and is picked without a wake-up
+ * of the engine thread, typically a cross-CPU one.
+ */
+#define GPUVIRT_ENGINE_POLL_NS		(100 * NSEC_PER_USEC)
 
 /* The spec's names (Documentation/netlink/specs/gpuvirt.yaml), generated */
 static const char * const gpuvirt_sched_policy_names[] =
@@ -390,11 +398,13 @@ static void gpuvirt_engine_pace(u64 t_ns, u64 ahead_ns)
  * struct gpuvirt_turn - what a turn did
  * @work_ns: modelled engine time of the work run
  * @packets: packets completed
+ * @end_ns: the wall clock when the turn ended
  * @preempted: the slice ran out with work left
  */
 struct gpuvirt_turn {
 	u64 work_ns;
 	u64 packets;
+	u64 end_ns;
 	bool preempted;
 };
 
@@ -440,6 +450,7 @@ static void gpuvirt_engine_turn(struct gpuvirt_vgpu *vgpu, u64 start,
 	gpuvirt_engine_pace(base + t->work_ns, 0);
 	t->preempted = more;
 	now = ktime_get_ns();
+	t->end_ns = now;
 	*lag_ns = more && now > base + t->work_ns ?
 		  min(now - base - t->work_ns, slice_ns) : 0;
 }
@@ -865,15 +876,18 @@ static u64 gpuvirt_sched_lag(struct gpuvirt_sched *s, struct gpuvirt_vgpu *vgpu,
 	return ran + back;
 }
 
-/* The turn is over: charge it, and let a closing vGPU go. */
+/*
+ * The turn is over: charge it, and let a closing vGPU go. The turn ended
+ * at t->end_ns, the clock its last pacing read: no second read here (with
+ * the HPET as the clocksource every read is an emulated device access).
+ */
 static void gpuvirt_sched_put(struct gpuvirt_sched *s,
 			      struct gpuvirt_vgpu *vgpu,
 			      const struct gpuvirt_turn *t)
 {
-	u64 now, ran, charge;
+	u64 now = t->end_ns, ran, charge;
 
 	spin_lock(&s->lock);
-	now = ktime_get_ns();
 	ran = now - s->mark_ns;
 	charge = gpuvirt_sched_lag(s, vgpu, ran, t->work_ns);
 	gpuvirt_sp_charge(&s->sp, vgpu->slot, charge, now - s->behind_ns);
@@ -888,12 +902,34 @@ static void gpuvirt_sched_put(struct gpuvirt_sched *s,
 	vgpu->stats.packets += t->packets;
 	WRITE_ONCE(s->current_vgpu, NULL);
 	spin_unlock(&s->lock);
-	wake_up_all(&s->idle_wq);
+	/* pairs with the barrier in wait_event()'s prepare_to_wait_event() */
+	if (wq_has_sleeper(&s->idle_wq))
+		wake_up_all(&s->idle_wq);
 
 	/* ran dry, hit an error or was detached meanwhile: tell the policy */
 	mutex_lock(&vgpu->lock);
 	gpuvirt_sched_update(vgpu);
 	mutex_unlock(&vgpu->lock);
+}
+
+/*
+ * Poll for a kick for up to @poll_ns before the idle engine sleeps, so that
+ * a vGPU that rings again soon (a client waiting for each command before it
+ * sends the next) does not pay for waking the thread up. Bounded, and it
+ * stops as soon as another task is runnable on this CPU, whether or not
+ * the scheduler would preempt for it: the client woken by the command's
+ * interrupt is often placed here, and must not wait for the poll to end.
+ * cpu_relax() lets an SMT sibling (or, under emulation, another vCPU) run
+ * meanwhile. The cheap clock is enough for the bound.
+ */
+static void gpuvirt_sched_poll(struct gpuvirt_sched *s, u64 poll_ns)
+{
+	u64 t0 = local_clock();
+
+	while (!READ_ONCE(s->kicked) && !kthread_should_stop() &&
+	       !need_resched() && single_task_running() &&
+	       local_clock() - t0 < poll_ns)
+		cpu_relax();
 }
 
 /*
@@ -906,15 +942,23 @@ static void gpuvirt_sched_put(struct gpuvirt_sched *s,
  * An idle that something ended (a kick: a doorbell, a configuration
  * change) has none: whatever kicked the engine told the policy the time
  * then, and the policy has counted the time up to it. Neither has an
- * endless idle (U64_MAX: until some vGPU has work).
+ * endless idle (U64_MAX: until some vGPU has work). The engine polls for
+ * the first GPUVIRT_ENGINE_POLL_NS of the idle time (or all of a shorter
+ * one) before it sleeps, gpuvirt_sched_poll().
  */
 static void gpuvirt_sched_idle(struct gpuvirt_sched *s, u64 idle_ns)
 {
 	bool timed = idle_ns < KTIME_MAX;
 	u64 until = READ_ONCE(s->mark_ns) + (timed ? idle_ns : 0), now;
+	u64 poll_ns = GPUVIRT_ENGINE_POLL_NS;
 	ktime_t timeout = KTIME_MAX;
 	long ret;
 
+	if (timed) {
+		now = ktime_get_ns();
+		poll_ns = until > now ? min(until - now, poll_ns) : 0;
+	}
+	gpuvirt_sched_poll(s, poll_ns);
 	if (timed) {
 		now = ktime_get_ns();
 		timeout = ns_to_ktime(until > now ? until - now : 0);
