@@ -135,10 +135,11 @@ for s in "${@:-trixie}"; do
 	case $s in trixie|trixie-*|kbuild-W1-sparse-13-*|kbuild-W1-sparse-7|vm-7|debian-package-trixie) trixie_wanted=1 ;; esac
 done
 if [ $trixie_wanted = 1 ] && ! scripts/trixie-root.sh --status >/dev/null 2>&1; then
-	if [ "$(id -u)" -eq 0 ] && ! command -v debootstrap >/dev/null; then
+	# gpg reads the keyring: a fresh machine may have gpgv alone
+	if [ "$(id -u)" -eq 0 ] && ! { command -v debootstrap && command -v gpg; } >/dev/null; then
 		export DEBIAN_FRONTEND=noninteractive
 		apt-get update -qq || true
-		apt-get install -y -qq --no-install-recommends debootstrap debian-archive-keyring \
+		apt-get install -y -qq --no-install-recommends debootstrap debian-archive-keyring gpg \
 			>"$OUT/logs/trixie-root-deps.log" 2>&1 || tail -n 20 "$OUT/logs/trixie-root-deps.log"
 	fi
 	echo "check: building the trixie root in the background (log: ${OUT#"$SRC"/}/logs/trixie-root.log)"

@@ -25,14 +25,14 @@ check_only=0
 # pciutils reads the simulated GPUs' config space (lspci); libvirt's daemon,
 # QEMU driver and clients, mdevctl and udev are the node-device consumer of
 # selftests/vm/libvirt_nodedev.sh. debootstrap and debian-archive-keyring
-# (bookworm's has trixie's keys) make the Debian 13 root of the trixie lanes
-# (scripts/trixie-root.sh).
+# (bookworm's has trixie's keys, which gpg reads) make the Debian 13 root of
+# the trixie lanes (scripts/trixie-root.sh).
 tools_pkgs=(build-essential pkg-config libmnl-dev libyaml-dev sparse cppcheck dkms kmod
 	    qemu-system-x86 busybox-static cpio xz-utils python3 python3-yaml
 	    python3-jsonschema linux-source-6.12 linux-source-6.1 debhelper dh-dkms lintian
 	    bc flex bison libelf-dev libssl-dev clang pciutils libvirt-daemon
 	    libvirt-daemon-driver-qemu libvirt-daemon-system libvirt-clients mdevctl
-	    udev debootstrap debian-archive-keyring python3-nova python3-libvirt)
+	    udev debootstrap debian-archive-keyring gpg python3-nova python3-libvirt)
 
 newest_612() {
 	apt-cache pkgnames linux-headers-6.12. 2>/dev/null |

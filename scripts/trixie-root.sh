@@ -132,6 +132,8 @@ fi
 command -v debootstrap >/dev/null ||
 	die "debootstrap not found; install it (scripts/deps.sh)"
 [ -r "$KEYRING" ] || die "no $KEYRING; install debian-archive-keyring"
+command -v gpg >/dev/null ||
+	die "gpg not found (it reads $KEYRING); install gpg (scripts/deps.sh)"
 # bookworm's keyring holds trixie's keys; an older one does not.
 gpg --no-default-keyring --keyring "$KEYRING" --list-keys 2>/dev/null |
 	grep -q "Debian Archive Automatic Signing Key (13/trixie)" ||
