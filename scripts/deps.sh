@@ -19,7 +19,8 @@ check_only=0
 # debhelper, dh-dkms (bookworm ships dh_dkms apart from dkms) and lintian
 # build and check the Debian packages (debian/, scripts/check-package.sh).
 # bc, flex, bison, libelf-dev and libssl-dev build the debug kernel
-# (scripts/debug-kernel.sh); clang builds the libFuzzer harnesses (fuzz/).
+# (scripts/debug-kernel.sh); clang builds the libFuzzer harnesses (fuzz/),
+# with libFuzzer and the sanitizers from libclang-rt-dev.
 # linux-source-6.1 and -6.12: the kernel's mdev samples for each kernel
 # (scripts/mdev-samples.sh, the VM test of the other vGPU stacks).
 # pciutils reads the simulated GPUs' config space (lspci); libvirt's daemon,
@@ -30,7 +31,7 @@ check_only=0
 tools_pkgs=(build-essential pkg-config libmnl-dev libyaml-dev sparse cppcheck dkms kmod
 	    qemu-system-x86 busybox-static cpio xz-utils python3 python3-yaml
 	    python3-jsonschema linux-source-6.12 linux-source-6.1 debhelper dh-dkms lintian
-	    bc flex bison libelf-dev libssl-dev clang pciutils libvirt-daemon
+	    bc flex bison libelf-dev libssl-dev clang libclang-rt-dev pciutils libvirt-daemon
 	    libvirt-daemon-driver-qemu libvirt-daemon-system libvirt-clients mdevctl
 	    udev debootstrap debian-archive-keyring gpg python3-nova python3-libvirt)
 
