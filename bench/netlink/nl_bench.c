@@ -42,32 +42,6 @@ static int count_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* nl_talk() for a dump, counting the reads and the bytes read */
-static int dump_talk(struct nl *nl, struct nlmsghdr *nlh, struct dump_count *dc)
-{
-	struct nl_ctx ctx = { nl, count_cb, &dc->msgs };
-	int ret;
-
-	ctl_cbs[NLMSG_ERROR] = ctl_err_cb;
-	ctl_cbs[NLMSG_DONE] = ctl_done_cb;
-	nl->ext_msg[0] = '\0';
-	if (mnl_socket_sendto(nl->sk, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	for (;;) {
-		ret = mnl_socket_recvfrom(nl->sk, nl->buf, sizeof(nl->buf));
-		if (ret < 0)
-			return -errno;
-		dc->reads++;
-		dc->bytes += ret;
-		errno = 0;
-		ret = mnl_cb_run2(nl->buf, ret, nlh->nlmsg_seq, nl->portid,
-				  data_cb, &ctx, ctl_cbs, NLMSG_MIN_TYPE);
-		if (ret <= MNL_CB_STOP)
-			break;
-	}
-	return ret == MNL_CB_ERROR ? -errno : 0;
-}
-
 static int trivial_batch(struct nl *nl, unsigned int n, uint64_t *ns)
 {
 	unsigned int i, msgs = 0;
@@ -89,16 +63,20 @@ static int trivial_batch(struct nl *nl, unsigned int n, uint64_t *ns)
 
 static int one_dump(struct nl *nl, struct dump_count *dc, uint64_t *ns)
 {
+	unsigned int reads = nl->reads;
+	uint64_t bytes = nl->bytes;
 	char buf[GV_NLBUF];
 	struct nlmsghdr *nlh;
 	uint64_t t0 = now_ns();
 
 	memset(dc, 0, sizeof(*dc));
 	nlh = genl_req(nl, buf, nl->family, GPUVIRT_CMD_VGPU_GET, NLM_F_DUMP);
-	if (dump_talk(nl, nlh, dc)) {
+	if (nl_talk(nl, nlh, count_cb, &dc->msgs)) {
 		fprintf(stderr, "nl_bench: vgpu-get dump: %s\n", nl->ext_msg);
 		return -1;
 	}
+	dc->reads = nl->reads - reads;
+	dc->bytes = nl->bytes - bytes;
 	*ns += now_ns() - t0;
 	return 0;
 }

@@ -27,6 +27,9 @@ struct nl {
 	char ext_msg[256];
 	uint32_t ext_off;
 	uint32_t ext_miss_type;
+	/* every read nl_talk() made, and its bytes (bench/netlink counts a dump's) */
+	unsigned int reads;
+	uint64_t bytes;
 	char buf[GV_NLBUF];
 };
 
@@ -151,6 +154,8 @@ static inline int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void
 		ret = mnl_socket_recvfrom(nl->sk, nl->buf, sizeof(nl->buf));
 		if (ret < 0)
 			return -errno;
+		nl->reads++;
+		nl->bytes += ret;
 		errno = 0;
 		ret = mnl_cb_run2(nl->buf, ret, nlh->nlmsg_seq, nl->portid,
 				  data_cb, &ctx, ctl_cbs, NLMSG_MIN_TYPE);
