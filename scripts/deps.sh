@@ -25,7 +25,9 @@ check_only=0
 # (scripts/mdev-samples.sh, the VM test of the other vGPU stacks).
 # pciutils reads the simulated GPUs' config space (lspci); libvirt's daemon,
 # QEMU driver and clients, mdevctl and udev are the node-device consumer of
-# selftests/vm/libvirt_nodedev.sh. debootstrap and debian-archive-keyring
+# selftests/vm/libvirt_nodedev.sh; iproute2's ip brings up the loopback
+# of the network namespace that selftests/vm/nova.sh runs Nova in (a
+# fresh machine may not have it). debootstrap and debian-archive-keyring
 # (bookworm's has trixie's keys, which gpg reads) make the Debian 13 root of
 # the trixie lanes (scripts/trixie-root.sh).
 tools_pkgs=(build-essential pkg-config libmnl-dev libyaml-dev sparse cppcheck dkms kmod
@@ -33,7 +35,7 @@ tools_pkgs=(build-essential pkg-config libmnl-dev libyaml-dev sparse cppcheck dk
 	    python3-jsonschema linux-source-6.12 linux-source-6.1 debhelper dh-dkms lintian
 	    bc flex bison libelf-dev libssl-dev clang libclang-rt-dev pciutils libvirt-daemon
 	    libvirt-daemon-driver-qemu libvirt-daemon-system libvirt-clients mdevctl
-	    udev debootstrap debian-archive-keyring gpg python3-nova python3-libvirt)
+	    udev iproute2 debootstrap debian-archive-keyring gpg python3-nova python3-libvirt)
 
 newest_612() {
 	apt-cache pkgnames linux-headers-6.12. 2>/dev/null |
