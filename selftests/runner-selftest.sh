@@ -11,6 +11,9 @@
 #                                          caused it is "not ok"
 #   hang   runner_hang.sh with -t HANG  -> exit non-zero within the bound,
 #                                          "guest hung", console log kept
+#   rootrepo  the repo bound under /root, booted with the trixie root
+#             (lane 7's), which has /root too -> exit 0, the repo and the
+#             root's /root both seen (skipped without that root)
 #
 # Usage: selftests/runner-selftest.sh [-k KVER] [-o OUTDIR] [-t HANG_TIMEOUT_S]
 #
@@ -49,7 +52,7 @@ fi
 outdir=${outdir:-$SRC/build/$kver/runner-selftest}
 mkdir -p "$outdir"
 
-plan=13
+plan=14
 n=0
 failed=0
 echo "TAP version 13"
@@ -139,6 +142,34 @@ check "hang run kept the console log and the test's output" \
 	   has "$outdir/hang/ktap.log" 'runner_hang: sleeping forever' && echo 0 || echo 1)" "$o"
 check "hang run ended within its bound (${vm_secs} s for -t $hang_t)" \
 	"$([ "$vm_secs" -le $((hang_t + 20)) ] && echo 0 || echo 1)" "$o"
+
+# --- a repo under /root, booted with another root that has /root too -------
+# The trixie root (lane 7) has a /root of its own: the guest covers it and
+# shows the root's entries again (selftests/lib/guest-init). The repo is
+# bound at a new directory under /root in a mount namespace of this run.
+troot=""
+if st=$("$SRC/scripts/trixie-root.sh" --status 2>/dev/null); then
+	troot=${st#cached }
+fi
+k7=$("$SRC/scripts/kver.sh" 7 2>/dev/null || true)
+if [ -z "$troot" ] || [ -z "$k7" ] || [ "$(id -u)" -ne 0 ]; then
+	n=$((n + 1))
+	echo "ok $n a repo under /root runs with the trixie root # SKIP needs root and the trixie root (scripts/trixie-root.sh)"
+else
+	mkdir -p "$outdir/rootrepo"
+	at=$(mktemp -d /root/.gv-runner-selftest.XXXXXX)
+	rrc=0
+	# shellcheck disable=SC2016 # expanded by the namespace's bash
+	unshare -m bash -c 'mount --bind "$1" "$2" && cd "$2" &&
+		GPUVIRT_VM_ROOT="$3" selftests/vm-run.sh -k "$4" -o "$5" -t 300 \
+			--cmd "test \"\$(pwd -P)\" = $2 && test -r /root/.bashrc && echo rootrepo-ok"' \
+		runner-selftest "$SRC" "$at" "$troot" "$k7" "$outdir/rootrepo" \
+		>"$outdir/rootrepo.out" 2>&1 || rrc=$?
+	rmdir "$at"
+	check "a repo under /root runs with the trixie root, whose /root stays visible" \
+		"$([ $rrc -eq 0 ] && has "$outdir/rootrepo/ktap.log" 'rootrepo-ok' && echo 0 || echo 1)" \
+		"$outdir/rootrepo.out"
+fi
 
 [ $n -eq $plan ] || { echo "# runner-selftest: plan says $plan, ran $n"; exit 1; }
 [ $failed -eq 0 ]
