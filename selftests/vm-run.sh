@@ -168,7 +168,7 @@ auto|trixie)
 	fi ;;
 *) die "GPUVIRT_VM_QEMU is host, trixie or auto, not '$GPUVIRT_VM_QEMU'" ;;
 esac
-[ "$qemu_what" != "the host's QEMU" ] || command -v qemu-system-x86_64 >/dev/null ||
+[ "${qemu_cmd[0]}" != qemu-system-x86_64 ] || command -v qemu-system-x86_64 >/dev/null ||
 	die "qemu-system-x86_64 not found; run scripts/deps.sh"
 qemu_ver=$("${qemu_cmd[@]}" --version 2>/dev/null | sed -n '1s/^QEMU emulator version \([^ ]*\).*/\1/p')
 [ -n "$qemu_ver" ] || die "$qemu_what does not start (${qemu_cmd[*]} --version)"
