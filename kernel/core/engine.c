@@ -68,8 +68,8 @@
 /* Engine time without progress after which a command has hung. */
 #define GPUVIRT_ENGINE_HANG_NS		(20 * NSEC_PER_MSEC)
 /*
- * How long an engine that has run out of work polls for more before it
- * sleeps (gpuvirt_sched_idle()): a vGPU that rings its next doorbell
+ * How long an engine whose last turn ran out of work polls for more before
+ * it sleeps (gpuvirt_sched_idle()): a vGPU that rings its next doorbell
  * within this time finds the engine awake and is picked without a wake-up
  * of the engine thread, typically a cross-CPU one.
  */
@@ -944,13 +944,18 @@ static void gpuvirt_sched_poll(struct gpuvirt_sched *s, u64 poll_ns)
  * then, and the policy has counted the time up to it. Neither has an
  * endless idle (U64_MAX: until some vGPU has work). The engine polls for
  * the first GPUVIRT_ENGINE_POLL_NS of the idle time (or all of a shorter
- * one) before it sleeps, gpuvirt_sched_poll().
+ * one) before it sleeps, gpuvirt_sched_poll(), when @poll: the engines go
+ * idle because a turn ran its vGPU out of work, whose client may ring
+ * again soon. An idle that follows a kick with nothing to run (a vGPU
+ * made, opened, closed or removed, a setting changed) or another idle
+ * has no one to wait for, and sleeps at once.
  */
-static void gpuvirt_sched_idle(struct gpuvirt_sched *s, u64 idle_ns)
+static void gpuvirt_sched_idle(struct gpuvirt_sched *s, u64 idle_ns,
+			       bool poll)
 {
 	bool timed = idle_ns < KTIME_MAX;
 	u64 until = READ_ONCE(s->mark_ns) + (timed ? idle_ns : 0), now;
-	u64 poll_ns = GPUVIRT_ENGINE_POLL_NS;
+	u64 poll_ns = poll ? GPUVIRT_ENGINE_POLL_NS : 0;
 	ktime_t timeout = KTIME_MAX;
 	long ret;
 
@@ -982,6 +987,7 @@ static int gpuvirt_engine_thread(void *data)
 	struct gpuvirt_sched *s = data;
 	struct gpuvirt_vgpu *vgpu;
 	u64 slice_ns, idle_ns, lag_ns = 0;
+	bool ran_dry = false;
 
 	while (!kthread_should_stop()) {
 		struct gpuvirt_turn t = {};
@@ -993,11 +999,13 @@ static int gpuvirt_engine_thread(void *data)
 		if (!vgpu) {
 			/* nothing to make up after an idle period */
 			lag_ns = 0;
-			gpuvirt_sched_idle(s, idle_ns);
+			gpuvirt_sched_idle(s, idle_ns, ran_dry);
+			ran_dry = false;
 			continue;
 		}
 		gpuvirt_engine_turn(vgpu, READ_ONCE(s->mark_ns), slice_ns,
 				    &lag_ns, &t);
+		ran_dry = !t.preempted;
 		t0 = local_clock();
 		gpuvirt_sched_put(s, vgpu, &t);
 		WRITE_ONCE(s->decide_ns, s->decide_ns + local_clock() - t0);
