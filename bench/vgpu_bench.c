@@ -24,6 +24,9 @@
  *                     neighbours (doorbell_latency_NAME)
  *   vgpu_lifecycle    mdev create + VFIO group open + close + remove of a
  *                     vGPU vs the same loop on the kernel's mtty sample
+ *   --cycles DRIVER   no benchmark: ROUNDS x CYCLES lifecycles of gpuvirt
+ *                     or mtty alone, for a profiler watching (bench/scale,
+ *                     SCALE_PERF=1); prints each round's rate
  *
  * Defaults: 15 rounds, 64 MiB steady state, 16 MiB first-touch windows,
  * IRQ batches of 2000, doorbell batches of 500, 30 lifecycle cycles a round
@@ -32,6 +35,7 @@
  * Usage: vgpu_bench --uuid UUID [-r ROUNDS] [-s MIB] [-t MIB] [-k BATCH]
  *                   [-d BATCH] [-n CYCLES] [--label NAME]
  *                   [--only bar2,irq,doorbell,lifecycle]
+ *        vgpu_bench --cycles gpuvirt|mtty [-r ROUNDS] [-n CYCLES]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -66,7 +70,7 @@
 static int rounds = 15;
 static size_t steady_mib = 64, touch_mib = 16;
 static int irq_batch = 2000, db_batch = 500, lc_cycles = 30;
-static const char *uuid, *label;
+static const char *uuid, *label, *cycles_only;
 static int failures;
 
 static double now(void)
@@ -704,6 +708,32 @@ static double lifecycle(const char *type, const char *id, int n, int *err)
 	return now() - t0;
 }
 
+/* --cycles: one driver's lifecycles alone, for a profile of its path */
+static int lifecycle_cycles_only(const char *driver)
+{
+	bool gv = !strcmp(driver, "gpuvirt");
+	int r, err = 0;
+	double t;
+
+	if (!gv && strcmp(driver, "mtty")) {
+		fprintf(stderr, "vgpu_bench: --cycles wants gpuvirt or mtty, not '%s'\n",
+			driver);
+		return 2;
+	}
+	for (r = 0; r < rounds; r++) {
+		t = gv ? lifecycle(GV_TYPE, GV_LC_UUID, lc_cycles, &err) :
+			 lifecycle(MTTY_TYPE, MTTY_LC_UUID, lc_cycles, &err);
+		if (t < 0) {
+			printf("cycles: %s: round %d failed: %s\n", driver, r,
+			       strerror(-err));
+			return 1;
+		}
+		printf("raw: cycles driver=%s round=%d cycles=%d %.2f ms each\n",
+		       driver, r, lc_cycles, t / lc_cycles * 1e3);
+	}
+	return 0;
+}
+
 static void bench_lifecycle(void)
 {
 	double ratio[MAX_ROUNDS], tg, tm = 0;
@@ -870,8 +900,9 @@ static void usage(const char *argv0)
 		"usage: %s --uuid UUID [-r ROUNDS] [-s STEADY_MIB] [-t TOUCH_MIB]\n"
 		"          [-k IRQ_BATCH] [-d DOORBELL_BATCH] [-n LIFECYCLE_CYCLES]\n"
 		"          [--label NAME]\n"
-		"          [--only bar2,irq,doorbell,lifecycle,flip]\n",
-		argv0);
+		"          [--only bar2,irq,doorbell,lifecycle,flip]\n"
+		"       %s --cycles gpuvirt|mtty [-r ROUNDS] [-n CYCLES]\n",
+		argv0, argv0);
 	exit(2);
 }
 
@@ -881,6 +912,7 @@ int main(int argc, char **argv)
 		{ "uuid", required_argument, NULL, 'u' },
 		{ "only", required_argument, NULL, 'o' },
 		{ "label", required_argument, NULL, 'l' },
+		{ "cycles", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *only = "bar2,irq,doorbell,lifecycle,flip";
@@ -899,6 +931,7 @@ int main(int argc, char **argv)
 		case 'n': lc_cycles = atoi(optarg); break;
 		case 'o': only = optarg; break;
 		case 'l': label = optarg; break;
+		case 'c': cycles_only = optarg; break;
 		default: usage(argv[0]);
 		}
 	}
@@ -906,6 +939,8 @@ int main(int argc, char **argv)
 	    irq_batch < 1 || db_batch < 1 || lc_cycles < 1)
 		usage(argv[0]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (cycles_only)
+		return lifecycle_cycles_only(cycles_only);
 
 	if (strstr(only, "bar2") || strstr(only, "irq") ||
 	    strstr(only, "doorbell") || strstr(only, "flip")) {

@@ -14,7 +14,11 @@
 #     event counted, any overrun it reports counted;
 #  5. kernel memory per vGPU: /proc/meminfo before, at 2,048, and after;
 #  6. gpuvirtctl -batch creating and destroying 100 vGPUs against the same
-#     200 sysfs writes from one shell.
+#     200 sysfs writes from one shell;
+#  7. with SCALE_PERF=1, at 2,049 vGPUs: cpu-clock profiles of the whole
+#     guest (perf record -a -g) while gpuvirt's create+open+close+remove
+#     cycles run alone, while mtty's do, and while vGPUs are dumped;
+#     reported here by symbol, callees included ("profile NAME:" lines).
 #
 # Timing uses bash's $EPOCHREALTIME and builtins only (no fork in a timed
 # loop). Prints "bench:" lines and "raw:" lines.
@@ -34,6 +38,7 @@ CR_ROUNDS=${SCALE_CR_ROUNDS:-25}	# rounds of 8 creates and 8 removes
 T=$(mktemp -d)
 MON_PID=
 LC_UUID=b3e5c0de-0000-4000-8000-0000000000a1
+PERF=${SCALE_PERF:-0}
 
 say() { echo "run-guest: $*"; }
 
@@ -155,6 +160,25 @@ mem() {
 	eval "echo \"raw: mem $1 MemFree=\$$1_MemFree Slab=\$$1_Slab SUnreclaim=\$$1_SUnreclaim Percpu=\$$1_Percpu VmallocUsed=\$$1_VmallocUsed KernelStack=\$$1_KernelStack PageTables=\$$1_PageTables\""
 }
 
+# profile NAME CMD...: with SCALE_PERF=1, a profile of the guest while CMD
+# runs, read in the guest (its own kallsyms): the share of samples under
+# each function, callees included, down to 1 %
+profile() {
+	local name=$1
+	shift
+	[ "$PERF" = 1 ] || return 0
+	if ! command -v perf >/dev/null; then
+		say "no perf in the guest (linux-perf): no profile $name"
+		return 0
+	fi
+	perf record -q -a -g -e cpu-clock -F 1000 -o "$T/$name.data" -- "$@" \
+		>"$T/$name.out" 2>&1 || say "profile $name: the command failed"
+	grep '^raw: ' "$T/$name.out"
+	perf report -i "$T/$name.data" --stdio --children --sort sym -g none \
+		--percent-limit 1 2>/dev/null | grep -v '^#' | grep -v '^$' |
+		sed "s/^/profile $name: /"
+}
+
 # lifecycle NAME: vgpu_bench's create+open+close+remove against mtty
 lifecycle() {
 	local out
@@ -212,8 +236,11 @@ for ((i = 24; i < 32; i++)); do create 1 "$i"; done
 mem full
 echo "raw: vgpus at full: $(vgpus)"
 lifecycle high
+profile create_gpuvirt "$VB" --cycles gpuvirt -r 3 -n 20
+[ -e /sys/class/mdev_bus/mtty ] && profile create_mtty "$VB" --cycles mtty -r 3 -n 20
 # --- 3. the dump -------------------------------------------------------------------
 "$NLB" -r 20 | tee "$T/nl"
+profile dump "$NLB" -r 20
 # --- tear-down --------------------------------------------------------------------
 monitor_start mon_del
 t0=${EPOCHREALTIME/./}

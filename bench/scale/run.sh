@@ -12,7 +12,11 @@
 #              the guest output is in OUTDIR/ktap.log, the bench lines
 #              alone in OUTDIR/bench.txt
 #
-# Environment: SCALE_GPUS (64) and SCALE_ROUNDS (5) go to the guest.
+# Environment: SCALE_GPUS (64) and SCALE_ROUNDS (5) go to the guest;
+# SCALE_PERF=1 adds cpu-clock profiles of the create path (gpuvirt's and
+# mtty's, each alone) and of the dump at 2,049 vGPUs, with the guest's perf
+# (linux-perf), into OUTDIR/profile.txt. They perturb nothing timed: they
+# run after the timed rounds of their phase.
 set -euo pipefail
 
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
@@ -47,12 +51,14 @@ fi
 
 set +e
 selftests/vm-run.sh -k "$kver" -o "$outdir" -m 4G -t 1800 -T 1700 \
-	--cmd "SCALE_GPUS=${SCALE_GPUS:-64} SCALE_ROUNDS=${SCALE_ROUNDS:-5} bench/scale/run-guest.sh" >/dev/null
+	--cmd "SCALE_GPUS=${SCALE_GPUS:-64} SCALE_ROUNDS=${SCALE_ROUNDS:-5} SCALE_PERF=${SCALE_PERF:-0} bench/scale/run-guest.sh" >/dev/null
 rc=$?
 set -e
 sed -n 's/^    # \(bench: .*\)$/\1/p' "$outdir/ktap.log" >"$outdir/bench.txt" || true
+sed -n 's/^    # \(profile .*\)$/\1/p' "$outdir/ktap.log" >"$outdir/profile.txt" || true
 echo "== $kver, $(date -u +%Y-%m-%dT%H:%MZ) (guest output: $outdir/ktap.log)"
 sed -n 's/^    # \(run-guest: .*\)$/\1/p' "$outdir/ktap.log"
 cat "$outdir/bench.txt"
+[ -s "$outdir/profile.txt" ] && echo "profiles: $outdir/profile.txt"
 grep -E '^(not ok|vm-run:)' "$outdir/ktap.log" || true
 exit $rc
