@@ -100,7 +100,7 @@ params_described() {
 	objcopy -O binary --only-section=.modinfo "$tmp" "$tmp.mi"
 	names=$(tr '\0' '\n' <"$tmp.mi" | sed -n 's/^parmtype=\([^:]*\):.*/\1/p')
 	for n in $names; do
-		if ! tr '\0' '\n' <"$tmp.mi" | grep -qE "^parm=$n:.+"; then
+		if ! tr '\0' '\n' <"$tmp.mi" | grep -E "^parm=$n:.+" >/dev/null; then
 			ktap_diag "$(basename "$ko"): parameter $n has no MODULE_PARM_DESC"
 			rc=1
 		fi
@@ -342,11 +342,16 @@ modules_found() {
 	done
 	deps=$("$@" modprobe -S "$k" --show-depends gpuvirt_sim 2>&1)
 	echo "$deps" | sed "s/^/# $k: modprobe --show-depends gpuvirt_sim: /"
-	echo "$deps" | grep -q "/updates/dkms/gpuvirt\.ko" || ok=1
+	# (here-strings: echo writes a line at a time, and grep -q leaving
+	# after the line it wanted gives echo SIGPIPE, a failure under pipefail)
+	grep -q "/updates/dkms/gpuvirt\.ko" <<<"$deps" ||
+		{ ktap_diag "$k: gpuvirt_sim's dependencies name no DKMS gpuvirt.ko"; ok=1; }
 	deps=$("$@" modprobe -S "$k" --show-depends gpuvirt_vfio_pci 2>&1)
 	echo "$deps" | sed "s/^/# $k: modprobe --show-depends gpuvirt_vfio_pci: /"
-	echo "$deps" | grep -q "/vfio-pci-core\.ko" || ok=1
-	echo "$deps" | grep -q "/updates/dkms/gpuvirt_vfio_pci\.ko" || ok=1
+	grep -q "/vfio-pci-core\.ko" <<<"$deps" ||
+		{ ktap_diag "$k: gpuvirt_vfio_pci's dependencies name no vfio-pci-core.ko"; ok=1; }
+	grep -q "/updates/dkms/gpuvirt_vfio_pci\.ko" <<<"$deps" ||
+		{ ktap_diag "$k: modprobe does not resolve gpuvirt_vfio_pci to the DKMS module"; ok=1; }
 	ktap_result $ok "$name"
 }
 
@@ -536,7 +541,7 @@ trixie() {
 			/^# command: / { c = substr($0, 12) }
 			/^# exit code: / { e = $4 }
 			/^# elapsed time: / { printf "# %s: DKMS ran %s: exit %s, %s\n", k, c, e, $4 }' "$f"
-		if ! trixie_inroot dkms status -m gpuvirt -v "$ver" -k "$k" 2>/dev/null | grep -q ': installed'; then
+		if ! trixie_inroot dkms status -m gpuvirt -v "$ver" -k "$k" 2>/dev/null | grep ': installed' >/dev/null; then
 			ktap_diag "gpuvirt/$ver is not installed for $k"
 			[ -r "$f" ] && tail -n 25 "$f" | sed "s/^/# $k make.log: /"
 			ok=1
@@ -770,7 +775,7 @@ ok=0
 # (dkms status runs readelf on the modules, which complains on stderr.)
 dkms status -m gpuvirt 2>/dev/null | sed 's/^/# dkms status: /'
 for k in "${kvers[@]}"; do
-	if ! dkms status -m gpuvirt -v "$ver" -k "$k" 2>/dev/null | grep -q ': installed$'; then
+	if ! dkms status -m gpuvirt -v "$ver" -k "$k" 2>/dev/null | grep ': installed$' >/dev/null; then
 		ktap_diag "gpuvirt/$ver is not installed for $k"
 		ok=1
 	fi

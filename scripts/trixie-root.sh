@@ -298,7 +298,7 @@ newest_kernel() {
 		sed -n 's/^linux-headers-//p' | grep -E "^$1\$" | sort -V | tail -n1
 }
 image_of() {
-	if query apt-cache pkgnames "linux-image-$1" | grep -qxF "linux-image-$1-unsigned"; then
+	if query apt-cache pkgnames "linux-image-$1" | grep -xF "linux-image-$1-unsigned" >/dev/null; then
 		echo "linux-image-$1-unsigned"
 	else
 		echo "linux-image-$1"
