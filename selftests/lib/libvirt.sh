@@ -49,11 +49,15 @@ libvirt_enter() {
 # Writable copies of what libvirt, mdevctl and udev write; inside the
 # namespace only.
 libvirt_mounts() {
-	local d s=/tmp/gv-libvirt
+	local d s=/tmp/gv-libvirt repo
 
 	[ -n "${GV_LIBVIRT_NS:-}" ] || return 1
+	repo=$(cd "${GPUVIRT_SRC:-.}" && pwd -P) || return 1
 	mkdir -p $s
 	mount -t tmpfs -o mode=755 tmpfs $s || return 1
+	# the repo, reachable here while /var and /run are covered below
+	mkdir -p $s/repo
+	mount --bind "$repo" $s/repo || return 1
 	# mdevctl keeps defined devices in /etc/mdevctl.d
 	for d in /etc/libvirt /etc/mdevctl.d /etc/udev/rules.d; do
 		mkdir -p $s$d
@@ -75,6 +79,12 @@ libvirt_mounts() {
 	# a /run of our own: /run/libvirt, /run/udev, the pid files
 	mount -t tmpfs -o mode=755 tmpfs /run || return 1
 	mkdir -p /run/libvirt /run/lock /run/udev
+	# a repo under /var or /run (a clone in /var/tmp, a CI workspace in
+	# /var/lib) is covered now: show it at its path again
+	case $repo in
+	/var/* | /run/*)
+		mkdir -p "$repo" && mount --bind $s/repo "$repo" || return 1 ;;
+	esac
 	cat >/etc/libvirt/qemu.conf <<'EOC'
 user = "root"
 group = "root"
