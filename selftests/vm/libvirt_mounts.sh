@@ -26,13 +26,15 @@ for p in "${PATHS[@]}"; do
 	# shellcheck disable=SC2016 # expanded by the inner bash
 	out=$(unshare -m --propagation private bash -c '
 		p=$1 repo=$2
+		# the repo itself may be under /var too: who it is, before
+		id=$(stat -c %d:%i "$repo") || exit 2
 		mkdir -p "$p" && mount --bind "$repo" "$p" || exit 2
 		cd "$p" || exit 2
 		export GPUVIRT_SRC=$p GV_LIBVIRT_NS=1
 		. selftests/lib/libvirt.sh || exit 2
 		libvirt_mounts || { echo "libvirt_mounts failed"; exit 1; }
 		[ -r "$p/selftests/lib/libvirt.sh" ] || { echo "the repo is gone from $p"; exit 1; }
-		[ "$(stat -c %i "$p")" = "$(stat -c %i "$repo")" ] ||
+		[ "$(stat -c %d:%i "$p")" = "$id" ] ||
 			{ echo "$p is not the repo"; exit 1; }
 		: >/var/lib/libvirt/gv-w && : >/run/libvirt/gv-w ||
 			{ echo "/var or /run is not writable"; exit 1; }
