@@ -712,6 +712,8 @@ static double lifecycle(const char *type, const char *id, int n, int *err)
 static int lifecycle_cycles_only(const char *driver)
 {
 	bool gv = !strcmp(driver, "gpuvirt");
+	const char *type = gv ? GV_TYPE : MTTY_TYPE;
+	const char *id = gv ? GV_LC_UUID : MTTY_LC_UUID;
 	int r, err = 0;
 	double t;
 
@@ -721,8 +723,7 @@ static int lifecycle_cycles_only(const char *driver)
 		return 2;
 	}
 	for (r = 0; r < rounds; r++) {
-		t = gv ? lifecycle(GV_TYPE, GV_LC_UUID, lc_cycles, &err) :
-			 lifecycle(MTTY_TYPE, MTTY_LC_UUID, lc_cycles, &err);
+		t = lifecycle(type, id, lc_cycles, &err);
 		if (t < 0) {
 			printf("cycles: %s: round %d failed: %s\n", driver, r,
 			       strerror(-err));
