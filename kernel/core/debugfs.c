@@ -54,6 +54,7 @@ static int gpuvirt_debugfs_sched_show(struct seq_file *m, void *v)
 	seq_printf(m, "idle_ns: %llu\n", s->idle_ns);
 	seq_printf(m, "switch_ns: %llu\n", s->switch_ns);
 	seq_printf(m, "switches: %llu\n", s->switches);
+	seq_printf(m, "inline_turns: %llu\n", s->inline_turns);
 	seq_printf(m, "decide_ns: %llu\n", READ_ONCE(s->decide_ns));
 	seq_printf(m, "lag_ns: %llu\n", s->lag_ns);
 	seq_printf(m, "idle_lag_ns: %llu\n", s->idle_lag_ns);

@@ -46,7 +46,6 @@
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
-#include <linux/sched/stat.h>
 #include <linux/stringhash.h>
 #include <uapi/linux/gpuvirt_vgpu.h>
 
@@ -68,12 +67,11 @@
 /* Engine time without progress after which a command has hung. */
 #define GPUVIRT_ENGINE_HANG_NS		(20 * NSEC_PER_MSEC)
 /*
- * How long an engine whose last turn ran out of work polls for more before
- * it sleeps (gpuvirt_sched_idle()): a vGPU that rings its next doorbell
- * within this time finds the engine awake and is picked without a wake-up
- * of the engine thread, typically a cross-CPU one.
+ * The most engine time, and wall time, a doorbell may run its vGPU's ring
+ * for itself when the engines are idle (gpuvirt_sched_inline()); what is
+ * left goes to the engine thread.
  */
-#define GPUVIRT_ENGINE_POLL_NS		(100 * NSEC_PER_USEC)
+#define GPUVIRT_ENGINE_INLINE_NS	(20 * NSEC_PER_USEC)
 
 /* The spec's names (Documentation/netlink/specs/gpuvirt.yaml), generated */
 static const char * const gpuvirt_sched_policy_names[] =
@@ -508,7 +506,10 @@ static void gpuvirt_sched_update(struct gpuvirt_vgpu *vgpu)
 		wake_up(&s->wq);
 }
 
-/* New work was rung in; called with vgpu->lock held. */
+/*
+ * The vGPU's work or state changed other than by its doorbell (reset,
+ * migration); called with vgpu->lock held.
+ */
 void gpuvirt_sched_kick(struct gpuvirt_vgpu *vgpu)
 {
 	gpuvirt_sched_update(vgpu);
@@ -824,12 +825,19 @@ static struct gpuvirt_vgpu *gpuvirt_sched_pick(struct gpuvirt_sched *s,
 	u64 now;
 
 	spin_lock(&s->lock);
+	s->kicked = false;
+	if (s->inline_vgpu) {
+		/* a doorbell's turn holds the engines; it kicks at its end */
+		s->inline_deferred = true;
+		*idle_ns = U64_MAX;
+		spin_unlock(&s->lock);
+		return NULL;
+	}
 	now = ktime_get_ns();
 	s->idle_ns += now - s->mark_ns;
 	if (s->last_vgpu)
 		s->switch_ns += now - s->mark_ns;
 	s->mark_ns = now;
-	s->kicked = false;
 
 	gpuvirt_sp_pick(&s->sp, now - s->behind_ns, &pick);
 	if (pick.slot >= 0)
@@ -846,6 +854,7 @@ static struct gpuvirt_vgpu *gpuvirt_sched_pick(struct gpuvirt_sched *s,
 	} else {
 		*idle_ns = pick.ns;
 	}
+	s->parked = !vgpu && pick.ns >= KTIME_MAX;
 	WRITE_ONCE(s->current_vgpu, vgpu);
 	spin_unlock(&s->lock);
 	return vgpu;
@@ -877,17 +886,17 @@ static u64 gpuvirt_sched_lag(struct gpuvirt_sched *s, struct gpuvirt_vgpu *vgpu,
 }
 
 /*
- * The turn is over: charge it, and let a closing vGPU go. The turn ended
- * at t->end_ns, the clock its last pacing read: no second read here (with
- * the HPET as the clocksource every read is an emulated device access).
+ * Charge a turn that ended at t->end_ns, the clock its last pacing read:
+ * no second read here (with the HPET as the clocksource every read is an
+ * emulated device access).
  */
-static void gpuvirt_sched_put(struct gpuvirt_sched *s,
-			      struct gpuvirt_vgpu *vgpu,
-			      const struct gpuvirt_turn *t)
+static void gpuvirt_sched_charge(struct gpuvirt_sched *s,
+				 struct gpuvirt_vgpu *vgpu,
+				 const struct gpuvirt_turn *t)
 {
 	u64 now = t->end_ns, ran, charge;
 
-	spin_lock(&s->lock);
+	lockdep_assert_held(&s->lock);
 	ran = now - s->mark_ns;
 	charge = gpuvirt_sched_lag(s, vgpu, ran, t->work_ns);
 	gpuvirt_sp_charge(&s->sp, vgpu->slot, charge, now - s->behind_ns);
@@ -900,36 +909,129 @@ static void gpuvirt_sched_put(struct gpuvirt_sched *s,
 	vgpu->stats.preemptions += t->preempted;
 	vgpu->stats.work_ns += t->work_ns;
 	vgpu->stats.packets += t->packets;
+}
+
+/* The engine thread's turn is over: charge it, and let a closing vGPU go. */
+static void gpuvirt_sched_put(struct gpuvirt_sched *s,
+			      struct gpuvirt_vgpu *vgpu,
+			      const struct gpuvirt_turn *t)
+{
+	spin_lock(&s->lock);
+	gpuvirt_sched_charge(s, vgpu, t);
 	WRITE_ONCE(s->current_vgpu, NULL);
 	spin_unlock(&s->lock);
 	/* pairs with the barrier in wait_event()'s prepare_to_wait_event() */
 	if (wq_has_sleeper(&s->idle_wq))
 		wake_up_all(&s->idle_wq);
 
-	/* ran dry, hit an error or was detached meanwhile: tell the policy */
+	/*
+	 * Ran dry, hit an error or was detached meanwhile: tell the policy.
+	 * A turn its slice cut short left the vGPU with work, runnable as the
+	 * policy has it: whoever takes the work away meanwhile (detach, reset,
+	 * a migration stop) tells the policy itself, and a vGPU whose next
+	 * turn finds nothing to run is put right at the end of that turn.
+	 */
+	if (t->preempted)
+		return;
 	mutex_lock(&vgpu->lock);
 	gpuvirt_sched_update(vgpu);
 	mutex_unlock(&vgpu->lock);
 }
 
 /*
- * Poll for a kick for up to @poll_ns before the idle engine sleeps, so that
- * a vGPU that rings again soon (a client waiting for each command before it
- * sends the next) does not pay for waking the thread up. Bounded, and it
- * stops as soon as another task is runnable on this CPU, whether or not
- * the scheduler would preempt for it: the client woken by the command's
- * interrupt is often placed here, and must not wait for the poll to end.
- * cpu_relax() lets an SMT sibling (or, under emulation, another vCPU) run
- * meanwhile. The cheap clock is enough for the bound.
+ * Run a vGPU's new work in the task that rang its doorbell, when the
+ * engines are idle. The common latency-bound client rings a short command
+ * and waits for its fence; waking the engine thread for it (a cross-CPU
+ * wake-up, usually) costs more than running it. Only when the engine
+ * thread is idle with nothing to run and no timed wait (s->parked),
+ * nothing has kicked it since, and the policy then picks this vGPU,
+ * exactly as the engine thread would on waking: the turn is the policy's
+ * like any other, and charged the same way, so no share moves. It runs up
+ * to GPUVIRT_ENGINE_INLINE_NS of engine time and of wall time (at least
+ * one step), and it is not ahead of the model at its end (the engine
+ * thread sleeps that off; a turn this short spins); the engine thread
+ * takes over whatever work is left. While it runs, s->inline_vgpu keeps
+ * the engine thread from starting a turn of its own: a pick that finds it
+ * set waits (s->inline_deferred) for the kick at the inline turn's end.
+ *
+ * Return: whether the vGPU's runnable state was dealt with; false leaves
+ * it to gpuvirt_sched_update().
  */
-static void gpuvirt_sched_poll(struct gpuvirt_sched *s, u64 poll_ns)
+static bool gpuvirt_sched_inline(struct gpuvirt_vgpu *vgpu)
 {
-	u64 t0 = local_clock();
+	struct gpuvirt_sched *s = &vgpu->mp->sched;
+	struct gpuvirt_turn t = {};
+	struct gpuvirt_sp_pick pick;
+	u64 start, now;
+	bool more, wake;
 
-	while (!READ_ONCE(s->kicked) && !kthread_should_stop() &&
-	       !need_resched() && single_task_running() &&
-	       local_clock() - t0 < poll_ns)
+	lockdep_assert_held(&vgpu->lock);
+	if (!gpuvirt_engine_has_work(vgpu))
+		return false;
+	spin_lock(&s->lock);
+	if (!s->parked || s->kicked || s->inline_vgpu ||
+	    s->sp.slot[vgpu->slot].runnable) {
+		spin_unlock(&s->lock);
+		return false;
+	}
+	start = ktime_get_ns();
+	s->idle_ns += start - s->mark_ns;
+	s->mark_ns = start;
+	gpuvirt_sp_set_runnable(&s->sp, vgpu->slot, true,
+				start - s->behind_ns);
+	gpuvirt_sp_pick(&s->sp, start - s->behind_ns, &pick);
+	if (pick.slot != vgpu->slot) {
+		/* the policy holds it back: the engine thread times that */
+		vgpu->stats.wait_since_ns = start;
+		s->kicked = true;
+		spin_unlock(&s->lock);
+		wake_up(&s->wq);
+		return true;
+	}
+	s->inline_vgpu = vgpu;
+	if (vgpu != s->last_vgpu)
+		s->switches++;
+	vgpu->stats.wait_hist[0]++;
+	spin_unlock(&s->lock);
+
+	do {
+		more = gpuvirt_engine_step(vgpu,
+					   GPUVIRT_ENGINE_INLINE_NS - t.work_ns,
+					   &t.work_ns, &t.packets);
+		now = ktime_get_ns();
+	} while (more && t.work_ns < GPUVIRT_ENGINE_INLINE_NS &&
+		 now - start < GPUVIRT_ENGINE_INLINE_NS);
+	while (now - start < t.work_ns) {
 		cpu_relax();
+		now = ktime_get_ns();
+	}
+	t.end_ns = now;
+	t.preempted = more;
+
+	spin_lock(&s->lock);
+	gpuvirt_sched_charge(s, vgpu, &t);
+	s->inline_vgpu = NULL;
+	s->inline_turns++;
+	if (more)
+		vgpu->stats.wait_since_ns = now;
+	else
+		gpuvirt_sp_set_runnable(&s->sp, vgpu->slot, false,
+					now - s->behind_ns);
+	wake = more || s->inline_deferred;
+	s->inline_deferred = false;
+	if (wake)
+		s->kicked = true;
+	spin_unlock(&s->lock);
+	if (wake)
+		wake_up(&s->wq);
+	return true;
+}
+
+/* The doorbell rang in new work; called with vgpu->lock held. */
+void gpuvirt_sched_ring(struct gpuvirt_vgpu *vgpu)
+{
+	if (!gpuvirt_sched_inline(vgpu))
+		gpuvirt_sched_update(vgpu);
 }
 
 /*
@@ -942,28 +1044,18 @@ static void gpuvirt_sched_poll(struct gpuvirt_sched *s, u64 poll_ns)
  * An idle that something ended (a kick: a doorbell, a configuration
  * change) has none: whatever kicked the engine told the policy the time
  * then, and the policy has counted the time up to it. Neither has an
- * endless idle (U64_MAX: until some vGPU has work). The engine polls for
- * the first GPUVIRT_ENGINE_POLL_NS of the idle time (or all of a shorter
- * one) before it sleeps, gpuvirt_sched_poll(), when @poll: the engines go
- * idle because a turn ran its vGPU out of work, whose client may ring
- * again soon. An idle that follows a kick with nothing to run (a vGPU
- * made, opened, closed or removed, a setting changed) or another idle
- * has no one to wait for, and sleeps at once.
+ * endless idle (U64_MAX: until some vGPU has work). The engine sleeps at
+ * once: a client that rings again soon after its work ran out finds the
+ * engines idle and runs its work itself (gpuvirt_sched_ring()), without
+ * waking the thread.
  */
-static void gpuvirt_sched_idle(struct gpuvirt_sched *s, u64 idle_ns,
-			       bool poll)
+static void gpuvirt_sched_idle(struct gpuvirt_sched *s, u64 idle_ns)
 {
 	bool timed = idle_ns < KTIME_MAX;
 	u64 until = READ_ONCE(s->mark_ns) + (timed ? idle_ns : 0), now;
-	u64 poll_ns = poll ? GPUVIRT_ENGINE_POLL_NS : 0;
 	ktime_t timeout = KTIME_MAX;
 	long ret;
 
-	if (timed) {
-		now = ktime_get_ns();
-		poll_ns = until > now ? min(until - now, poll_ns) : 0;
-	}
-	gpuvirt_sched_poll(s, poll_ns);
 	if (timed) {
 		now = ktime_get_ns();
 		timeout = ns_to_ktime(until > now ? until - now : 0);
@@ -987,7 +1079,6 @@ static int gpuvirt_engine_thread(void *data)
 	struct gpuvirt_sched *s = data;
 	struct gpuvirt_vgpu *vgpu;
 	u64 slice_ns, idle_ns, lag_ns = 0;
-	bool ran_dry = false;
 
 	while (!kthread_should_stop()) {
 		struct gpuvirt_turn t = {};
@@ -999,17 +1090,18 @@ static int gpuvirt_engine_thread(void *data)
 		if (!vgpu) {
 			/* nothing to make up after an idle period */
 			lag_ns = 0;
-			gpuvirt_sched_idle(s, idle_ns, ran_dry);
-			ran_dry = false;
+			gpuvirt_sched_idle(s, idle_ns);
 			continue;
 		}
 		gpuvirt_engine_turn(vgpu, READ_ONCE(s->mark_ns), slice_ns,
 				    &lag_ns, &t);
-		ran_dry = !t.preempted;
 		t0 = local_clock();
 		gpuvirt_sched_put(s, vgpu, &t);
 		WRITE_ONCE(s->decide_ns, s->decide_ns + local_clock() - t0);
 	}
+	spin_lock(&s->lock);
+	s->parked = false;	/* no thread to hand work to: nothing inline */
+	spin_unlock(&s->lock);
 	return 0;
 }
 

@@ -291,7 +291,7 @@ static void gpuvirt_vgpu_doorbell(struct gpuvirt_vgpu *vgpu, u32 tail)
 	}
 	r->tail = tail;
 	if (!r->error)
-		gpuvirt_sched_kick(vgpu);
+		gpuvirt_sched_ring(vgpu);
 }
 
 static void gpuvirt_vgpu_reg_write(struct gpuvirt_vgpu *vgpu, unsigned int reg,

@@ -29,15 +29,23 @@ struct gpuvirt_vgpu;
 
 /**
  * struct gpuvirt_sched - the engines of one GPU and who owns them
- * @lock: protects @sp, @vgpus, @current_vgpu, @last_vgpu, @kicked, the
- *	telemetry below and every vGPU's struct gpuvirt_vgpu_stats. Taken
- *	inside a vGPU's lock, never the other way round.
+ * @lock: protects @sp, @vgpus, @current_vgpu, @last_vgpu, @kicked,
+ *	@parked, @inline_vgpu, @inline_deferred, the telemetry below and
+ *	every vGPU's struct gpuvirt_vgpu_stats. Taken inside a vGPU's lock,
+ *	never the other way round.
  * @sp: the policy's state; a vGPU's policy slot is its context id
  * @vgpus: the vGPU in each policy slot, or NULL
- * @current_vgpu: the vGPU owning the engines now, or NULL
+ * @current_vgpu: the vGPU the engine thread is running now, or NULL
  * @last_vgpu: the vGPU that owned them last, to count switches
  * @kicked: something changed since the last pick: a vGPU became runnable
  *	or the configuration changed; an idle engine picks again
+ * @parked: the engine thread's last pick found nothing to run and no time
+ *	to wait for: it is idle until kicked, and a doorbell may run its
+ *	vGPU's work itself (engine.c, gpuvirt_sched_inline())
+ * @inline_vgpu: the vGPU a doorbell is running that way, or NULL; it owns
+ *	the engines, and the engine thread starts no turn meanwhile
+ * @inline_deferred: the engine thread was kicked while @inline_vgpu ran;
+ *	the inline turn kicks it again at its end
  * @wq: the engine thread waits here while idle
  * @idle_wq: gpuvirt_sched_detach() waits here for the engine to let go
  * @thread: the engine thread
@@ -46,9 +54,12 @@ struct gpuvirt_vgpu;
  * @idle_ns: time no vGPU did, including @switch_ns and @idle_lag_ns
  * @switch_ns: the part of @idle_ns spent between turns deciding who is next
  * @switches: turns that went to another vGPU than the one before
+ * @inline_turns: turns run by doorbells (@inline_vgpu), counted in the
+ *	figures above like the engine thread's
  * @decide_ns: CPU time the engine thread spent deciding and accounting
  *	(the scheduler's own cost, apart from running the work); written
- *	by the engine thread only
+ *	by the engine thread only. An inline turn decides in the task that
+ *	rang, and is not counted here.
  * @lag_ns: time the host did not give the engine thread to keep the
  *	modelled rate: wall time turns held the engines beyond the modelled
  *	time of the work they ran, plus @idle_lag_ns. Only grows.
@@ -66,6 +77,9 @@ struct gpuvirt_sched {
 	struct gpuvirt_vgpu *current_vgpu;
 	struct gpuvirt_vgpu *last_vgpu;
 	bool kicked;
+	bool parked;
+	bool inline_deferred;
+	struct gpuvirt_vgpu *inline_vgpu;
 	wait_queue_head_t wq;
 	wait_queue_head_t idle_wq;
 	struct task_struct *thread;
@@ -74,6 +88,7 @@ struct gpuvirt_sched {
 	u64 idle_ns;
 	u64 switch_ns;
 	u64 switches;
+	u64 inline_turns;
 	u64 decide_ns;
 	u64 lag_ns;
 	u64 idle_lag_ns;
@@ -406,6 +421,7 @@ void gpuvirt_sched_stop(struct gpuvirt_mdev_parent *mp);
 int gpuvirt_sched_add(struct gpuvirt_vgpu *vgpu);
 void gpuvirt_sched_remove(struct gpuvirt_vgpu *vgpu);
 void gpuvirt_sched_kick(struct gpuvirt_vgpu *vgpu);
+void gpuvirt_sched_ring(struct gpuvirt_vgpu *vgpu);
 void gpuvirt_sched_detach(struct gpuvirt_vgpu *vgpu);
 void gpuvirt_sched_attach(struct gpuvirt_vgpu *vgpu);
 void gpuvirt_ring_clear(struct gpuvirt_vgpu_ring *r);

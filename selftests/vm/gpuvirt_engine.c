@@ -7,6 +7,11 @@
  *
  * Each check compares the core's debugfs (gpuvirt/gpus/sim0/vgpus/<uuid>/
  * sched) with the simulated GPU's own (gpuvirt_sim/sim0/engine).
+ *
+ * A doorbell rung while the engines are idle runs its vGPU's work itself
+ * (engine.c, gpuvirt_sched_inline()): the inline tests check that it does,
+ * that it never does while another vGPU holds the engines, and that work
+ * longer than an inline turn passes to the engine thread whole.
  */
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -81,6 +86,13 @@ static uint32_t reg(struct user *u, unsigned int r)
 	return v;
 }
 
+#define GPU_SCHED	GV_DEBUGFS "/gpus/sim0/sched"
+
+static unsigned long long inline_turns(void)
+{
+	return gv_kv_u64(GPU_SCHED, "inline_turns");
+}
+
 /* A vGPU's value of @key in the core's sched file. */
 static unsigned long long sched_kv(const char *uuid, const char *key)
 {
@@ -105,6 +117,14 @@ static int hw_ctx(unsigned int ctx, unsigned long long *cmds,
 		return -1;
 	return sscanf(p + strlen(key), "cmds %llu ns %llu", cmds, ns) == 2 ?
 	       0 : -1;
+}
+
+/* The same before any command: a context that never ran has no line. */
+static void hw_ctx_before(unsigned int ctx, unsigned long long *cmds,
+			  unsigned long long *ns)
+{
+	if (hw_ctx(ctx, cmds, ns))
+		*cmds = *ns = 0;
 }
 
 FIXTURE(engine) {
@@ -196,6 +216,110 @@ TEST_F(engine, engine_fault_stops_only_its_vgpu)
 	ASSERT_EQ(0, vgpu_ring_idle(&self->a.ring, 10000));
 	EXPECT_EQ(0, reg(&self->a, GPUVIRT_VGPU_REG_ERROR));
 	EXPECT_EQ(vgpu_compute_ref(6, 100), result(&self->a, 1));
+}
+
+/*
+ * A client that waits for each command before it rings the next, alone on
+ * the GPU: its doorbells find the engines idle and run the command before
+ * the register write returns. A host that stalls the engine thread may
+ * leave it unparked at a doorbell now and then (the thread then runs that
+ * command), so at least half of the twenty must be inline; every inline
+ * one has completed when its doorbell returns; and each ran exactly once,
+ * in the core's books and in the hardware's.
+ */
+TEST_F(engine, idle_doorbell_runs_inline)
+{
+	unsigned long long turns = inline_turns(), cmds0, ns0, cmds, ns;
+	unsigned long long ctx_a = sched_kv(UUID_A, "ctx");
+	unsigned int i, done_at_return = 0;
+
+	hw_ctx_before(ctx_a, &cmds0, &ns0);
+	for (i = 0; i < 20; i++) {
+		usleep(5000);
+		put_compute(&self->a, 1, i, 50 + i);
+		ASSERT_EQ(0, vgpu_ring_kick(&self->a.ring));
+		done_at_return += reg(&self->a, GPUVIRT_VGPU_REG_RING_HEAD) ==
+				  self->a.ring.tail;
+		ASSERT_EQ(0, vgpu_ring_idle(&self->a.ring, 10000));
+	}
+	turns = inline_turns() - turns;
+	TH_LOG("%llu of 20 doorbells ran inline, %u had completed at return",
+	       turns, done_at_return);
+	EXPECT_LE(10, turns);
+	EXPECT_GE(20, turns);
+	EXPECT_LE(turns, done_at_return);
+	EXPECT_EQ(0, reg(&self->a, GPUVIRT_VGPU_REG_ERROR));
+	for (i = 0; i < 20; i++)
+		EXPECT_EQ(vgpu_compute_ref(50 + i, 1), result(&self->a, i));
+	EXPECT_EQ(20, sched_kv(UUID_A, "packets"));
+	EXPECT_EQ(20 * 2000ULL, sched_kv(UUID_A, "work_ns"));
+	ASSERT_EQ(0, hw_ctx(ctx_a, &cmds, &ns));
+	EXPECT_EQ(20, cmds - cmds0);
+	EXPECT_EQ(20 * 2000ULL, ns - ns0);
+}
+
+/*
+ * While B's 40 commands of 5 ms hold the engines, A's doorbells never run
+ * inline: the engine thread is never idle, and A gets its turns from the
+ * policy like any vGPU.
+ */
+TEST_F(engine, busy_engine_is_never_run_inline)
+{
+	unsigned long long turns;
+	unsigned int i;
+	uint32_t st = 0;
+
+	for (i = 0; i < 40; i++)
+		put_compute(&self->b, 5000, i, 200 + i);
+	ASSERT_EQ(0, vgpu_ring_kick(&self->b.ring));
+	usleep(10000);
+	turns = inline_turns();
+	for (i = 0; i < 10; i++) {
+		put_compute(&self->a, 1, i, 300 + i);
+		ASSERT_EQ(0, vgpu_ring_kick(&self->a.ring));
+		ASSERT_EQ(0, vgpu_ring_idle(&self->a.ring, 10000));
+	}
+	/* B must still be busy, or the engine may have gone idle meanwhile */
+	ASSERT_EQ(0, vgpu_reg_read(self->b.vfio.device,
+				   GPUVIRT_VGPU_REG_STATUS, &st));
+	ASSERT_TRUE(st & GPUVIRT_VGPU_STATUS_BUSY);
+	EXPECT_EQ(turns, inline_turns());
+	ASSERT_EQ(0, vgpu_ring_idle(&self->b.ring, 60000));
+	EXPECT_EQ(0, reg(&self->a, GPUVIRT_VGPU_REG_ERROR));
+	EXPECT_EQ(0, reg(&self->b, GPUVIRT_VGPU_REG_ERROR));
+	for (i = 0; i < 10; i++)
+		EXPECT_EQ(vgpu_compute_ref(300 + i, 1), result(&self->a, i));
+	for (i = 0; i < 40; i++)
+		EXPECT_EQ(vgpu_compute_ref(200 + i, 5000), result(&self->b, i));
+}
+
+/*
+ * A 2 ms command rung into idle engines: the inline turn runs a piece of
+ * it, the engine thread the rest, and it is charged and run exactly once.
+ */
+TEST_F(engine, long_inline_command_passes_to_the_engine)
+{
+	unsigned long long turns, cmds0, ns0, cmds, ns;
+	unsigned long long ctx_a = sched_kv(UUID_A, "ctx");
+
+	hw_ctx_before(ctx_a, &cmds0, &ns0);
+	usleep(5000);
+	turns = inline_turns();
+	put_compute(&self->a, 2000, 0, 77);
+	ASSERT_EQ(0, vgpu_ring_kick(&self->a.ring));
+	ASSERT_EQ(0, vgpu_ring_idle(&self->a.ring, 10000));
+	turns = inline_turns() - turns;
+	EXPECT_GE(1, turns);
+	EXPECT_EQ(0, reg(&self->a, GPUVIRT_VGPU_REG_ERROR));
+	EXPECT_EQ(vgpu_compute_ref(77, 2000), result(&self->a, 0));
+	EXPECT_EQ(1, sched_kv(UUID_A, "packets"));
+	EXPECT_EQ(2001000ULL, sched_kv(UUID_A, "work_ns"));
+	/* an inline turn that ran a piece: a second turn ran the rest */
+	if (turns)
+		EXPECT_LE(2, sched_kv(UUID_A, "slices"));
+	ASSERT_EQ(0, hw_ctx(ctx_a, &cmds, &ns));
+	EXPECT_EQ(1, cmds - cmds0);
+	EXPECT_EQ(2001000ULL, ns - ns0);
 }
 
 /*
