@@ -11,6 +11,7 @@
 #define GPUVIRT_PURE_H
 
 #ifdef __KERNEL__
+#include <linux/bitmap.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/limits.h>

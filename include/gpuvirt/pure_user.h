@@ -41,4 +41,27 @@ static inline u64 div_u64(u64 dividend, u32 divisor)
 	return dividend / divisor;
 }
 
+/*
+ * linux/find.h, for a bitmap of one word (size <= BITS_PER_LONG), which is
+ * all the pure files use
+ */
+static inline unsigned long find_next_bit(const unsigned long *addr,
+					  unsigned long size,
+					  unsigned long offset)
+{
+	unsigned long w;
+
+	if (offset >= size)
+		return size;
+	w = *addr & (~0UL << offset);
+	if (size < 8 * sizeof(w))
+		w &= (1UL << size) - 1;
+	return w ? (unsigned long)__builtin_ctzl(w) : size;
+}
+
+#define for_each_set_bit(bit, addr, size) \
+	for ((bit) = 0; \
+	     (bit) = find_next_bit((addr), (size), (bit)), (bit) < (size); \
+	     (bit)++)
+
 #endif /* GPUVIRT_PURE_USER_H */

@@ -477,6 +477,23 @@ static unsigned int gpuvirt_wait_bucket(u64 wait_ns)
 }
 
 /*
+ * Something the engine thread decides on changed (a vGPU opened, closed
+ * or removed, a setting): have it decide again. Not when it is parked:
+ * no vGPU is runnable, so no decision can come out differently until one
+ * is, and that kicks it then. A vGPU's open, close and remove so wake an
+ * idle GPU's engine thread not at all, where each used to (a cross-CPU
+ * wake-up for nothing). Returns whether to wake it.
+ */
+static bool gpuvirt_sched_poke_locked(struct gpuvirt_sched *s)
+{
+	lockdep_assert_held(&s->lock);
+	if (s->parked)
+		return false;
+	s->kicked = true;
+	return true;
+}
+
+/*
  * The vGPU's runnable state may have changed (doorbell, error, reset,
  * open, close): tell the policy, and wake the engine if it has new work.
  */
@@ -529,6 +546,7 @@ void gpuvirt_ring_clear(struct gpuvirt_vgpu_ring *r)
 void gpuvirt_sched_detach(struct gpuvirt_vgpu *vgpu)
 {
 	struct gpuvirt_sched *s = &vgpu->mp->sched;
+	bool wake;
 
 	mutex_lock(&vgpu->lock);
 	vgpu->detached = true;
@@ -537,9 +555,10 @@ void gpuvirt_sched_detach(struct gpuvirt_vgpu *vgpu)
 
 	spin_lock(&s->lock);
 	gpuvirt_sp_set_open(&s->sp, vgpu->slot, false, gpuvirt_sched_clock(s));
-	s->kicked = true;
+	wake = gpuvirt_sched_poke_locked(s);
 	spin_unlock(&s->lock);
-	wake_up(&s->wq);
+	if (wake)
+		wake_up(&s->wq);
 	wait_event(s->idle_wq, READ_ONCE(s->current_vgpu) != vgpu);
 }
 
@@ -548,12 +567,16 @@ void gpuvirt_sched_attach(struct gpuvirt_vgpu *vgpu)
 {
 	struct gpuvirt_sched *s = &vgpu->mp->sched;
 
+	bool wake;
+
 	mutex_lock(&vgpu->lock);
 	vgpu->detached = false;
 	spin_lock(&s->lock);
 	gpuvirt_sp_set_open(&s->sp, vgpu->slot, true, gpuvirt_sched_clock(s));
-	s->kicked = true;
+	wake = gpuvirt_sched_poke_locked(s);
 	spin_unlock(&s->lock);
+	if (wake)
+		wake_up(&s->wq);
 	gpuvirt_sched_update(vgpu);
 	mutex_unlock(&vgpu->lock);
 }
@@ -635,6 +658,7 @@ int gpuvirt_sched_add(struct gpuvirt_vgpu *vgpu)
 void gpuvirt_sched_remove(struct gpuvirt_vgpu *vgpu)
 {
 	struct gpuvirt_sched *s = &vgpu->mp->sched;
+	bool wake;
 
 	spin_lock(&s->lock);
 	gpuvirt_sp_remove(&s->sp, vgpu->slot, gpuvirt_sched_clock(s));
@@ -644,9 +668,10 @@ void gpuvirt_sched_remove(struct gpuvirt_vgpu *vgpu)
 	spin_unlock(&gpuvirt_vgpu_index_lock);
 	if (s->last_vgpu == vgpu)
 		s->last_vgpu = NULL;
-	s->kicked = true;
+	wake = gpuvirt_sched_poke_locked(s);
 	spin_unlock(&s->lock);
-	wake_up(&s->wq);
+	if (wake)
+		wake_up(&s->wq);
 	gpuvirt_registry_changed();
 }
 
@@ -703,19 +728,24 @@ static int gpuvirt_sched_vgpu_set_locked(struct gpuvirt_vgpu *vgpu, u32 weight,
 		return err;
 	if (weight != U32_MAX)
 		gpuvirt_sp_set_weight(&s->sp, vgpu->slot, weight, now);
-	s->kicked = true;
-	wake_up(&s->wq);
+	if (gpuvirt_sched_poke_locked(s))
+		wake_up(&s->wq);
 	return 0;
 }
 
 /* After a configuration call, with the lock dropped: apply it now. */
 static int gpuvirt_sched_changed(struct gpuvirt_sched *s, int err)
 {
-	if (!err) {
-		WRITE_ONCE(s->kicked, true);
+	bool wake;
+
+	if (err)
+		return err;
+	spin_lock(&s->lock);
+	wake = gpuvirt_sched_poke_locked(s);
+	spin_unlock(&s->lock);
+	if (wake)
 		wake_up(&s->wq);
-	}
-	return err;
+	return 0;
 }
 
 /*

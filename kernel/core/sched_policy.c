@@ -137,6 +137,7 @@ static void gpuvirt_sp_accrue(struct gpuvirt_sp *sp, u64 now)
 {
 	s64 top = (s64)(gpuvirt_sp_slice(sp) * GPUVIRT_SP_PPM);
 	u64 dt = now > sp->now ? now - sp->now : 0;
+	unsigned long used = sp->used_mask;
 	struct gpuvirt_sp_slot *s;
 	bool running;
 	u32 rate;
@@ -144,10 +145,8 @@ static void gpuvirt_sp_accrue(struct gpuvirt_sp *sp, u64 now)
 
 	if (!dt)
 		return;
-	for (i = 0; i < GPUVIRT_SP_SLOTS; i++) {
+	for_each_set_bit(i, &used, GPUVIRT_SP_SLOTS) {
 		s = &sp->slot[i];
-		if (!s->used)
-			continue;
 		running = i == sp->running;
 		rate = gpuvirt_sp_cap_rate(sp, s);
 		s->cap_credit = gpuvirt_sp_credit_add(s->cap_credit, dt, rate,
@@ -216,12 +215,13 @@ static unsigned int gpuvirt_sp_rank(const struct gpuvirt_sp *sp, int i)
  */
 static u32 gpuvirt_sp_join(struct gpuvirt_sp *sp)
 {
+	unsigned long used = sp->used_mask, may;
 	u64 floor = sp->vfloor, low = U64_MAX;
 	struct gpuvirt_sp_slot *s;
 	u32 mask = 0;
 	int i;
 
-	for (i = 0; i < GPUVIRT_SP_SLOTS; i++) {
+	for_each_set_bit(i, &used, GPUVIRT_SP_SLOTS) {
 		s = &sp->slot[i];
 		if (!gpuvirt_sp_may_run(sp, s))
 			continue;
@@ -232,9 +232,8 @@ static u32 gpuvirt_sp_join(struct gpuvirt_sp *sp)
 	if (low != U64_MAX && low > floor)
 		floor = low;
 	low = U64_MAX;
-	for (i = 0; i < GPUVIRT_SP_SLOTS; i++) {
-		if (!(mask & (1U << i)))
-			continue;
+	may = mask;
+	for_each_set_bit(i, &may, GPUVIRT_SP_SLOTS) {
 		s = &sp->slot[i];
 		if (!(sp->may_run & (1U << i)) && s->vtime < floor) {
 			s->vtime = floor;
@@ -265,11 +264,12 @@ static int gpuvirt_sp_pick_owed(const struct gpuvirt_sp *sp, u32 mask)
 	u64 deadline, best_deadline = U64_MAX;
 	const struct gpuvirt_sp_slot *s;
 	unsigned int rank, best_rank = 0;
+	unsigned long may = mask;
 	int i, best = -1;
 
-	for (i = 0; i < GPUVIRT_SP_SLOTS; i++) {
+	for_each_set_bit(i, &may, GPUVIRT_SP_SLOTS) {
 		s = &sp->slot[i];
-		if (!(mask & (1U << i)) || !s->min_pct || s->min_credit <= 0)
+		if (!s->min_pct || s->min_credit <= 0)
 			continue;
 		/* above the top when the slice just shrank: due now */
 		deadline = 0;
@@ -291,12 +291,11 @@ static int gpuvirt_sp_pick_owed(const struct gpuvirt_sp *sp, u32 mask)
 static int gpuvirt_sp_pick_vtime(const struct gpuvirt_sp *sp, u32 mask)
 {
 	unsigned int rank, best_rank = 0;
+	unsigned long may = mask;
 	u64 best_vtime = U64_MAX;
 	int i, best = -1;
 
-	for (i = 0; i < GPUVIRT_SP_SLOTS; i++) {
-		if (!(mask & (1U << i)))
-			continue;
+	for_each_set_bit(i, &may, GPUVIRT_SP_SLOTS) {
 		rank = gpuvirt_sp_rank(sp, i);
 		if (best < 0 || sp->slot[i].vtime < best_vtime ||
 		    (sp->slot[i].vtime == best_vtime && rank < best_rank)) {
@@ -311,14 +310,15 @@ static int gpuvirt_sp_pick_vtime(const struct gpuvirt_sp *sp, u32 mask)
 /* Nothing may run: how long until a runnable slot's cap credit is back. */
 static u64 gpuvirt_sp_idle_ns(const struct gpuvirt_sp *sp)
 {
+	unsigned long used = sp->used_mask;
 	const struct gpuvirt_sp_slot *s;
 	u64 ns = U64_MAX, wait;
 	u32 rate;
 	int i;
 
-	for (i = 0; i < GPUVIRT_SP_SLOTS; i++) {
+	for_each_set_bit(i, &used, GPUVIRT_SP_SLOTS) {
 		s = &sp->slot[i];
-		if (!s->used || !s->runnable || s->cap_credit >= 0)
+		if (!s->runnable || s->cap_credit >= 0)
 			continue;
 		rate = gpuvirt_sp_cap_rate(sp, s);
 		wait = div_u64((u64)-s->cap_credit + rate - 1, rate);
@@ -437,6 +437,7 @@ int gpuvirt_sp_add(struct gpuvirt_sp *sp, u32 max_instances, u64 now)
 	s->weight = GPUVIRT_SP_WEIGHT_DEFAULT;
 	s->max_pct = 100;
 	sp->nr_used++;
+	sp->used_mask |= 1U << i;
 	return i;
 }
 
@@ -454,6 +455,7 @@ void gpuvirt_sp_remove(struct gpuvirt_sp *sp, int slot, u64 now)
 	if (sp->slot[slot].open)
 		sp->nr_open--;
 	sp->nr_used--;
+	sp->used_mask &= ~(1U << slot);
 	memset(&sp->slot[slot], 0, sizeof(sp->slot[slot]));
 	sp->may_run &= ~(1U << slot);
 	if (sp->running == slot)

@@ -129,6 +129,8 @@ struct gpuvirt_sp_slot {
  * @running: slot picked and not charged yet, or -1
  * @running_min: @running was picked because it was owed its minimum
  * @nr_used: slots in use
+ * @used_mask: bit mask of the slots in use: the loops of a decision visit
+ *	only these
  * @nr_open: slots open
  * @may_run: bit mask of the slots that could run at the last pick
  * @vfloor: the lowest virtual time among them, never decreasing (but for
@@ -143,6 +145,7 @@ struct gpuvirt_sp {
 	int running;
 	bool running_min;
 	unsigned int nr_used;
+	u32 used_mask;
 	unsigned int nr_open;
 	u32 may_run;
 	u64 vfloor;
