@@ -260,7 +260,8 @@ static u32 gpuvirt_display_check(struct gpuvirt_vgpu *vgpu, unsigned int head,
 /**
  * gpuvirt_display_summary() - the heads that are on and their modes
  * @vgpu: the vGPU; any lock, or none, may be held
- * @out: filled in
+ * @out: filled in: @out->on, and the mode of each head that is on (a
+ *	vGPU dump reads this for every vGPU, most with no head on)
  */
 void gpuvirt_display_summary(struct gpuvirt_vgpu *vgpu,
 			     struct gpuvirt_display_summary *out)
@@ -270,6 +271,8 @@ void gpuvirt_display_summary(struct gpuvirt_vgpu *vgpu,
 
 	out->on = READ_ONCE(s->on);
 	for (i = 0; i < GPUVIRT_VGPU_HEADS_MAX; i++) {
+		if (!(out->on & BIT(i)))
+			continue;
 		out->mode[i].base = 0;
 		out->mode[i].width = READ_ONCE(s->mode[i].width);
 		out->mode[i].height = READ_ONCE(s->mode[i].height);

@@ -80,7 +80,8 @@ struct gpuvirt_display_state {
 /**
  * struct gpuvirt_display_summary - what netlink reports of the heads
  * @on: bit n set while head n is on
- * @mode: each head's mode as last committed: base 0
+ * @mode: each head's mode as last committed: base 0 (of a head that is
+ *	off, gpuvirt_display_summary() fills in nothing)
  */
 struct gpuvirt_display_summary {
 	u32 on;

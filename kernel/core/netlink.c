@@ -812,7 +812,12 @@ static int gpuvirt_nl_vgpu_migration_put(struct sk_buff *skb,
 	return 0;
 }
 
-/* Put a vGPU; the GPU's sched lock held keeps it in its slot. */
+/*
+ * Put a vGPU; the GPU's sched lock held keeps it in its slot. A dump runs
+ * this for every vGPU of the host, so the UUID, always 36 characters (an
+ * mdev's name is its UUID, a VF vGPU's is printed as one), goes with its
+ * length known rather than measured by nla_put_string().
+ */
 static int gpuvirt_nl_vgpu_fill_locked(struct sk_buff *skb,
 				       struct gpuvirt_vgpu *vgpu,
 				       const struct gpuvirt_nl_msg *m)
@@ -825,7 +830,7 @@ static int gpuvirt_nl_vgpu_fill_locked(struct sk_buff *skb,
 	hdr = gpuvirt_nl_put_hdr(skb, m);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_string(skb, GPUVIRT_A_VGPU_UUID, vgpu->uuid) ||
+	if (nla_put(skb, GPUVIRT_A_VGPU_UUID, sizeof(vgpu->uuid), vgpu->uuid) ||
 	    (vgpu->vf &&
 	     nla_put_string(skb, GPUVIRT_A_VGPU_VF, gpuvirt_vf_name(vgpu))) ||
 	    nla_put_u32(skb, GPUVIRT_A_VGPU_GPU_ID, vgpu->mp->gpu->id) ||
