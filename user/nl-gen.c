@@ -134,6 +134,7 @@ const uint8_t vgpu_policy[GPUVIRT_A_VGPU_MAX + 1] = {
 	[GPUVIRT_A_VGPU_HEAD] = MNL_TYPE_NESTED,
 	[GPUVIRT_A_VGPU_MIGRATION] = MNL_TYPE_NESTED,
 	[GPUVIRT_A_VGPU_VF] = MNL_TYPE_NUL_STRING,
+	[GPUVIRT_A_VGPU_OMIT] = MNL_TYPE_U32,
 };
 
 const char *const vgpu_attr_names[GPUVIRT_A_VGPU_MAX + 1] = {
@@ -155,6 +156,7 @@ const char *const vgpu_attr_names[GPUVIRT_A_VGPU_MAX + 1] = {
 	[GPUVIRT_A_VGPU_HEAD] = "head",
 	[GPUVIRT_A_VGPU_MIGRATION] = "migration",
 	[GPUVIRT_A_VGPU_VF] = "vf",
+	[GPUVIRT_A_VGPU_OMIT] = "omit",
 };
 
 const uint8_t sched_policy[GPUVIRT_A_SCHED_MAX + 1] = {

@@ -124,6 +124,8 @@ struct netlink_callback;
  * @flags: NLM_F_MULTI in a dump
  * @cmd: GPUVIRT_CMD_*
  * @cb: the dump, whose consistency the header is checked against, or NULL
+ * @omit: in a vgpu-get reply, the parts the request asked to leave out
+ *	(GPUVIRT_VGPU_OMIT_*); 0 puts everything
  */
 struct gpuvirt_nl_msg {
 	u32 portid;
@@ -131,6 +133,7 @@ struct gpuvirt_nl_msg {
 	int flags;
 	u8 cmd;
 	struct netlink_callback *cb;
+	u32 omit;
 };
 
 void *gpuvirt_nl_put_hdr(struct sk_buff *skb, const struct gpuvirt_nl_msg *m);

@@ -40,15 +40,17 @@ static const struct nla_policy gpuvirt_type_get_dump_nl_policy[GPUVIRT_A_TYPE_GI
 };
 
 /* GPUVIRT_CMD_VGPU_GET - do */
-static const struct nla_policy gpuvirt_vgpu_get_do_nl_policy[GPUVIRT_A_VGPU_GPU_ID + 1] = {
+static const struct nla_policy gpuvirt_vgpu_get_do_nl_policy[GPUVIRT_A_VGPU_OMIT + 1] = {
 	[GPUVIRT_A_VGPU_UUID] = { .type = NLA_NUL_STRING, .len = 36, },
 	[GPUVIRT_A_VGPU_GPU_ID] = { .type = NLA_U32, },
+	[GPUVIRT_A_VGPU_OMIT] = NLA_POLICY_MASK(NLA_U32, 0x3),
 };
 
 /* GPUVIRT_CMD_VGPU_GET - dump */
-static const struct nla_policy gpuvirt_vgpu_get_dump_nl_policy[GPUVIRT_A_VGPU_GPU_ID + 1] = {
+static const struct nla_policy gpuvirt_vgpu_get_dump_nl_policy[GPUVIRT_A_VGPU_OMIT + 1] = {
 	[GPUVIRT_A_VGPU_UUID] = { .type = NLA_NUL_STRING, .len = 36, },
 	[GPUVIRT_A_VGPU_GPU_ID] = { .type = NLA_U32, },
+	[GPUVIRT_A_VGPU_OMIT] = NLA_POLICY_MASK(NLA_U32, 0x3),
 };
 
 /* GPUVIRT_CMD_VGPU_SET - do */
@@ -160,7 +162,7 @@ const struct genl_split_ops gpuvirt_nl_ops[16] = {
 		.doit		= gpuvirt_nl_vgpu_get_doit,
 		.post_doit	= gpuvirt_nl_post_doit,
 		.policy		= gpuvirt_vgpu_get_do_nl_policy,
-		.maxattr	= GPUVIRT_A_VGPU_GPU_ID,
+		.maxattr	= GPUVIRT_A_VGPU_OMIT,
 		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DO,
 	},
 	{
@@ -168,7 +170,7 @@ const struct genl_split_ops gpuvirt_nl_ops[16] = {
 		.start		= gpuvirt_nl_dump_start,
 		.dumpit		= gpuvirt_nl_vgpu_get_dumpit,
 		.policy		= gpuvirt_vgpu_get_dump_nl_policy,
-		.maxattr	= GPUVIRT_A_VGPU_GPU_ID,
+		.maxattr	= GPUVIRT_A_VGPU_OMIT,
 		.flags		= GENL_ADMIN_PERM | GENL_CMD_CAP_DUMP,
 	},
 	{

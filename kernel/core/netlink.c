@@ -320,6 +320,35 @@ static struct gpuvirt_nl_msg gpuvirt_nl_reply_msg(struct genl_info *info,
 }
 
 /**
+ * gpuvirt_nl_reply_msg_obj() - answer a doit with one object, as @m says
+ * @info: the request
+ * @fill: puts the object
+ * @obj: the object
+ * @m: the reply's header (gpuvirt_nl_reply_msg()) and what it leaves out
+ *
+ * Return: 0, or -errno with extack.
+ */
+static int gpuvirt_nl_reply_msg_obj(struct genl_info *info,
+				    int (*fill)(struct sk_buff *skb, void *obj,
+						const struct gpuvirt_nl_msg *m),
+				    void *obj, const struct gpuvirt_nl_msg *m)
+{
+	struct sk_buff *msg;
+	int err;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	err = fill(msg, obj, m);
+	if (err) {
+		NL_SET_ERR_MSG(info->extack, "the object does not fit in a message");
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+/**
  * gpuvirt_nl_reply() - answer a doit with one object
  * @info: the request
  * @fill: puts the object
@@ -334,19 +363,8 @@ static int gpuvirt_nl_reply(struct genl_info *info,
 			    void *obj, u8 cmd)
 {
 	struct gpuvirt_nl_msg m = gpuvirt_nl_reply_msg(info, cmd);
-	struct sk_buff *msg;
-	int err;
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	err = fill(msg, obj, &m);
-	if (err) {
-		NL_SET_ERR_MSG(info->extack, "the object does not fit in a message");
-		nlmsg_free(msg);
-		return err;
-	}
-	return genlmsg_reply(msg, info);
+	return gpuvirt_nl_reply_msg_obj(info, fill, obj, &m);
 }
 
 /**
@@ -813,10 +831,20 @@ static int gpuvirt_nl_vgpu_migration_put(struct sk_buff *skb,
 }
 
 /*
- * Put a vGPU; the GPU's sched lock held keeps it in its slot. A dump runs
- * this for every vGPU of the host, so the UUID, always 36 characters (an
- * mdev's name is its UUID, a VF vGPU's is printed as one), goes with its
- * length known rather than measured by nla_put_string().
+ * The parts of each vGPU a vgpu-get request asks its replies to leave out;
+ * the policy has refused the bits that name no part.
+ */
+static u32 gpuvirt_nl_vgpu_omit(const struct nlattr *attr)
+{
+	return attr ? nla_get_u32(attr) : 0;
+}
+
+/*
+ * Put a vGPU, less the parts m->omit names; the GPU's sched lock held
+ * keeps it in its slot. A dump runs this for every vGPU of the host, so
+ * the UUID, always 36 characters (an mdev's name is its UUID, a VF
+ * vGPU's is printed as one), goes with its length known rather than
+ * measured by nla_put_string().
  */
 static int gpuvirt_nl_vgpu_fill_locked(struct sk_buff *skb,
 				       struct gpuvirt_vgpu *vgpu,
@@ -846,8 +874,10 @@ static int gpuvirt_nl_vgpu_fill_locked(struct sk_buff *skb,
 	    nla_put_u32(skb, GPUVIRT_A_VGPU_CTX, vgpu->mp->ctx_base + vgpu->slot) ||
 	    gpuvirt_nl_put_gi(skb, GPUVIRT_A_VGPU_GI_ID, vgpu->mp) ||
 	    gpuvirt_nl_vgpu_display_put(skb, vgpu) ||
-	    gpuvirt_nl_vgpu_stats_put(skb, &vgpu->stats) ||
-	    gpuvirt_nl_vgpu_migration_put(skb, &vgpu->mig)) {
+	    (!(m->omit & GPUVIRT_VGPU_OMIT_STATS) &&
+	     gpuvirt_nl_vgpu_stats_put(skb, &vgpu->stats)) ||
+	    (!(m->omit & GPUVIRT_VGPU_OMIT_MIGRATION) &&
+	     gpuvirt_nl_vgpu_migration_put(skb, &vgpu->mig))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -955,6 +985,7 @@ static void gpuvirt_nl_vgpu_put(struct gpuvirt_vgpu *vgpu,
 
 int gpuvirt_nl_vgpu_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct gpuvirt_nl_msg m = gpuvirt_nl_reply_msg(info, GPUVIRT_CMD_VGPU_GET);
 	struct gpuvirt_vgpu *vgpu;
 	struct gpuvirt_gpu *gpu;
 	int err;
@@ -962,8 +993,8 @@ int gpuvirt_nl_vgpu_get_doit(struct sk_buff *skb, struct genl_info *info)
 	vgpu = gpuvirt_nl_vgpu_lookup(info, &gpu);
 	if (IS_ERR(vgpu))
 		return PTR_ERR(vgpu);
-	err = gpuvirt_nl_reply(info, gpuvirt_nl_vgpu_fill, vgpu,
-			       GPUVIRT_CMD_VGPU_GET);
+	m.omit = gpuvirt_nl_vgpu_omit(info->attrs[GPUVIRT_A_VGPU_OMIT]);
+	err = gpuvirt_nl_reply_msg_obj(info, gpuvirt_nl_vgpu_fill, vgpu, &m);
 	gpuvirt_nl_vgpu_put(vgpu, gpu);
 	return err;
 }
@@ -973,9 +1004,11 @@ static int gpuvirt_nl_vgpu_dump_mp(struct sk_buff *skb,
 				   struct gpuvirt_mdev_parent *mp,
 				   struct gpuvirt_nl_dump_ctx *ctx)
 {
+	struct nlattr *omit = gpuvirt_genl_dump_attrs(cb)[GPUVIRT_A_VGPU_OMIT];
 	struct gpuvirt_nl_msg m = gpuvirt_nl_dump_msg(cb, GPUVIRT_CMD_VGPU_GET);
 	int err = 0;
 
+	m.omit = gpuvirt_nl_vgpu_omit(omit);
 	spin_lock(&mp->sched.lock);
 	for (; ctx->item < GPUVIRT_SP_SLOTS; ctx->item++) {
 		if (!mp->sched.vgpus[ctx->item])

@@ -314,6 +314,175 @@ TEST_F(obj, vgpu_get_set_and_dump)
 	EXPECT_EQ(0, self->l->n);
 }
 
+/* One vGPU message as it came: its attributes, after the genetlink header. */
+struct raw_msg {
+	unsigned int len;
+	unsigned char attrs[1024];
+};
+
+struct raw_msgs {
+	struct raw_msg m[8];
+	unsigned int n;
+};
+
+static int raw_cb(const struct nlmsghdr *nlh, void *data)
+{
+	unsigned int len = mnl_nlmsg_get_payload_len(nlh) - GENL_HDRLEN;
+	struct raw_msgs *r = data;
+
+	if (r->n >= ARRAY_SIZE(r->m) || len > sizeof(r->m[0].attrs))
+		return MNL_CB_ERROR;
+	r->m[r->n].len = len;
+	memcpy(r->m[r->n].attrs, mnl_nlmsg_get_payload_offset(nlh, GENL_HDRLEN),
+	       len);
+	r->n++;
+	return MNL_CB_OK;
+}
+
+#define NO_OMIT	UINT32_MAX	/* raw_vgpu_get(): no omit attribute at all */
+
+/*
+ * vgpu-get of @uuid, or the dump of GPU 0's vGPUs when @uuid is NULL,
+ * with @omit as the omit attribute unless it is NO_OMIT.
+ */
+static int raw_vgpu_get(struct nl *nl, const char *uuid, uint32_t omit,
+			struct raw_msgs *r)
+{
+	char buf[GV_NLBUF];
+	struct nlmsghdr *nlh;
+
+	nlh = req(nl, buf, GPUVIRT_CMD_VGPU_GET, uuid ? 0 : NLM_F_DUMP);
+	if (uuid)
+		mnl_attr_put_strz(nlh, GPUVIRT_A_VGPU_UUID, uuid);
+	else
+		mnl_attr_put_u32(nlh, GPUVIRT_A_VGPU_GPU_ID, 0);
+	if (omit != NO_OMIT)
+		mnl_attr_put_u32(nlh, GPUVIRT_A_VGPU_OMIT, omit);
+	r->n = 0;
+	return nl_talk(nl, nlh, raw_cb, r);
+}
+
+/* The attributes inside a nest, its pad attribute (@pad) not counted. */
+static unsigned int nest_len(const struct nlattr *nest, unsigned int pad)
+{
+	const struct nlattr *a;
+	unsigned int n = 0;
+
+	mnl_attr_for_each_nested(a, nest)
+		n += mnl_attr_get_type(a) != pad;
+	return n;
+}
+
+/*
+ * @m without its stats and migration nests, into @out; the top-level
+ * attribute types it had, as bits, into @types; and the attributes in
+ * those nests into @stats and @mig (0 for a nest it did not have).
+ */
+static void raw_strip(const struct raw_msg *m, struct raw_msg *out,
+		      uint64_t *types, unsigned int *stats, unsigned int *mig)
+{
+	const struct nlattr *a = (const void *)m->attrs;
+	int rem = m->len;
+
+	out->len = 0;
+	*types = 0;
+	*stats = *mig = 0;
+	while (mnl_attr_ok(a, rem)) {
+		unsigned int t = mnl_attr_get_type(a);
+
+		*types |= 1ULL << t;
+		if (t == GPUVIRT_A_VGPU_STATS) {
+			*stats = nest_len(a, GPUVIRT_A_VGPU_STATS_PAD);
+		} else if (t == GPUVIRT_A_VGPU_MIGRATION) {
+			*mig = nest_len(a, GPUVIRT_A_VGPU_MIGRATION_PAD);
+		} else {
+			memcpy(out->attrs + out->len, a, MNL_ALIGN(a->nla_len));
+			out->len += MNL_ALIGN(a->nla_len);
+		}
+		rem -= MNL_ALIGN(a->nla_len);
+		a = mnl_attr_next(a);
+	}
+}
+
+/*
+ * The omit attribute leaves out the nests it names, in a dump and in a
+ * reply to a get, and nothing else: every other attribute comes as it
+ * does without it. Without it, or at 0, a vGPU carries both nests in
+ * full: 6 scheduling counters, the migration state and 6 counters.
+ */
+TEST_F(obj, vgpu_omit_leaves_out_only_what_it_names)
+{
+	static const uint32_t masks[] = {
+		0, GPUVIRT_VGPU_OMIT_STATS, GPUVIRT_VGPU_OMIT_MIGRATION,
+		GPUVIRT_VGPU_OMIT_STATS | GPUVIRT_VGPU_OMIT_MIGRATION,
+	};
+	const uint64_t st_bit = 1ULL << GPUVIRT_A_VGPU_STATS;
+	const uint64_t mig_bit = 1ULL << GPUVIRT_A_VGPU_MIGRATION;
+	struct raw_msgs *full, *part;
+	struct raw_msg a, b;
+	unsigned int i, k, sa, ma, sb, mb;
+	uint64_t ta, tb;
+
+	full = calloc(1, sizeof(*full));
+	part = calloc(1, sizeof(*part));
+	ASSERT_NE(NULL, full);
+	ASSERT_NE(NULL, part);
+
+	ASSERT_EQ(0, raw_vgpu_get(&self->nl, NULL, NO_OMIT, full));
+	ASSERT_EQ(2, full->n);
+	for (i = 0; i < full->n; i++) {
+		raw_strip(&full->m[i], &a, &ta, &sa, &ma);
+		EXPECT_EQ(st_bit | mig_bit, ta & (st_bit | mig_bit));
+		EXPECT_EQ(6, sa);
+		EXPECT_EQ(7, ma);
+		EXPECT_TRUE(ta & (1ULL << GPUVIRT_A_VGPU_UUID));
+		EXPECT_TRUE(ta & (1ULL << GPUVIRT_A_VGPU_CTX));
+		EXPECT_FALSE(ta & (1ULL << GPUVIRT_A_VGPU_OMIT));
+	}
+
+	for (k = 0; k < ARRAY_SIZE(masks); k++) {
+		uint32_t omit = masks[k];
+
+		TH_LOG("omit %u", omit);
+		ASSERT_EQ(0, raw_vgpu_get(&self->nl, NULL, omit, part));
+		ASSERT_EQ(full->n, part->n);
+		for (i = 0; i < full->n; i++) {
+			raw_strip(&full->m[i], &a, &ta, &sa, &ma);
+			raw_strip(&part->m[i], &b, &tb, &sb, &mb);
+			EXPECT_EQ(ta & ~(st_bit | mig_bit),
+				  tb & ~(st_bit | mig_bit));
+			EXPECT_EQ(!(omit & GPUVIRT_VGPU_OMIT_STATS),
+				  !!(tb & st_bit));
+			EXPECT_EQ(!(omit & GPUVIRT_VGPU_OMIT_MIGRATION),
+				  !!(tb & mig_bit));
+			EXPECT_EQ(omit & GPUVIRT_VGPU_OMIT_STATS ? 0 : 6, sb);
+			EXPECT_EQ(omit & GPUVIRT_VGPU_OMIT_MIGRATION ? 0 : 7, mb);
+			ASSERT_EQ(a.len, b.len);
+			EXPECT_EQ(0, memcmp(a.attrs, b.attrs, a.len));
+		}
+
+		/* the same in a reply to a get */
+		ASSERT_EQ(0, raw_vgpu_get(&self->nl, UUID_B, omit, part));
+		ASSERT_EQ(1, part->n);
+		raw_strip(&full->m[1], &a, &ta, &sa, &ma);
+		raw_strip(&part->m[0], &b, &tb, &sb, &mb);
+		EXPECT_EQ(!(omit & GPUVIRT_VGPU_OMIT_STATS), !!(tb & st_bit));
+		EXPECT_EQ(!(omit & GPUVIRT_VGPU_OMIT_MIGRATION),
+			  !!(tb & mig_bit));
+		ASSERT_EQ(a.len, b.len);
+		EXPECT_EQ(0, memcmp(a.attrs, b.attrs, a.len));
+	}
+
+	/* a bit that names no part is refused, naming the attribute */
+	EXPECT_EQ(-EINVAL, raw_vgpu_get(&self->nl, NULL, 4, part));
+	EXPECT_STREQ("reserved bit set", self->nl.ext_msg);
+	EXPECT_EQ(-EINVAL, raw_vgpu_get(&self->nl, UUID_A, 0x80000003, part));
+	EXPECT_STREQ("reserved bit set", self->nl.ext_msg);
+	EXPECT_NE(0, self->nl.ext_off);
+	free(full);
+	free(part);
+}
+
 /* Each refusal: its errno, its extack, and nothing changed. */
 TEST_F(obj, vgpu_set_refusals_change_nothing)
 {

@@ -93,6 +93,20 @@ enum gpuvirt_migration_state {
 	GPUVIRT_MIGRATION_STATE_PRE_COPY_P2P,
 };
 
+/**
+ * enum gpuvirt_vgpu_omit - Parts of a vGPU that a vgpu-get request asks its
+ *   replies to leave out, for a reader that does not use them: each reply is
+ *   then smaller and cheaper to build, which a dump of thousands of vGPUs
+ *   feels.
+ * @GPUVIRT_VGPU_OMIT_STATS: The scheduling counters (the stats nest).
+ * @GPUVIRT_VGPU_OMIT_MIGRATION: The migration state and counters (the
+ *   migration nest).
+ */
+enum gpuvirt_vgpu_omit {
+	GPUVIRT_VGPU_OMIT_STATS = 1,
+	GPUVIRT_VGPU_OMIT_MIGRATION = 2,
+};
+
 enum {
 	GPUVIRT_A_GPU_ID = 1,
 	GPUVIRT_A_GPU_NAME,
@@ -184,6 +198,7 @@ enum {
 	GPUVIRT_A_VGPU_HEAD,
 	GPUVIRT_A_VGPU_MIGRATION,
 	GPUVIRT_A_VGPU_VF,
+	GPUVIRT_A_VGPU_OMIT,
 
 	__GPUVIRT_A_VGPU_MAX,
 	GPUVIRT_A_VGPU_MAX = (__GPUVIRT_A_VGPU_MAX - 1)
