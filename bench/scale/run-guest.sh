@@ -9,7 +9,8 @@
 #     ("low", before and after) or full ("high");
 #  2. create+open+close+remove against the kernel's mtty sample
 #     (vgpu_bench --only lifecycle) with 1 vGPU and with 2,049;
-#  3. a vgpu-get dump of 2,048 vGPUs against one trivial request (nl_bench);
+#  3. a vgpu-get dump of 2,048 vGPUs against one trivial request (nl_bench),
+#     and the same dump leaving out the counters nests (nl_bench -O 3);
 #  4. gpuvirtctl monitor through the whole build-up and tear-down: every
 #     event counted, any overrun it reports counted;
 #  5. kernel memory per vGPU: /proc/meminfo before, at 2,048, and after;
@@ -177,6 +178,10 @@ profile() {
 	perf report -i "$T/$name.data" --stdio --children --sort sym -g none \
 		--percent-limit 1 2>/dev/null | grep -v '^#' | grep -v '^$' |
 		sed "s/^/profile $name: /"
+	# and each function's own share, by binary (kernel, module, program)
+	perf report -i "$T/$name.data" --stdio --no-children --sort dso,sym \
+		-g none --percent-limit 0.5 2>/dev/null | grep -v '^#' |
+		grep -v '^$' | sed "s/^/profile $name self: /"
 }
 
 # lifecycle NAME: vgpu_bench's create+open+close+remove against mtty
@@ -240,7 +245,11 @@ profile create_gpuvirt "$VB" --cycles gpuvirt -r 3 -n 20
 [ -e /sys/class/mdev_bus/mtty ] && profile create_mtty "$VB" --cycles mtty -r 3 -n 20
 # --- 3. the dump -------------------------------------------------------------------
 "$NLB" -r 20 | tee "$T/nl"
+# the same without the counters nests (omit stats|migration), as
+# "gpuvirtctl apply" asks for them
+"$NLB" -r 20 -O 3 | tee "$T/nl_omit"
 profile dump "$NLB" -r 20
+profile dump_omit "$NLB" -r 20 -O 3
 # --- tear-down --------------------------------------------------------------------
 monitor_start mon_del
 t0=${EPOCHREALTIME/./}
@@ -290,6 +299,7 @@ awk -v hc="$high_c" -v hr="$high_r" -v lc="$lc" -v lr="$lr" \
 	}
 }'
 awk '/nl_roundtrip_us/ { rt = $3 } /nl_vgpu_dump/ { print "bench: dump_vs_roundtrip ratio=" $8 " (per-round median " $10 ", " $12 ") [vgpu-get dump of " $4 " vGPUs " $6 " ms / one gpu-get, 20 interleaved rounds, means; " $14 " reads of " $16 " bytes a dump; goal <= 300]" }' "$T/nl"
+awk '/nl_vgpu_dump omit/ { print "bench: dump_nocounters_vs_roundtrip ratio=" $10 " (per-round median " $12 ", " $14 ") [vgpu-get dump of " $6 " vGPUs without stats and migration (omit " $4 ") " $8 " ms / one gpu-get, 20 interleaved rounds, means; " $16 " reads of " $18 " bytes a dump]" }' "$T/nl_omit"
 
 # --- 6. batch against bare sysfs writes ------------------------------------------
 # 100 vGPUs on sim1..sim4, 25 each; the batch file adds then deletes them
