@@ -170,14 +170,7 @@ static int state_vgpu_cb(const struct nlmsghdr *nlh, void *data)
 
 static int dump(struct ctx *ctx, uint8_t cmd, nl_msg_cb cb, void *data)
 {
-	struct nlmsghdr *nlh;
-
-	nlh = nl_msg_start(ctx->nl, cmd, NLM_F_DUMP);
-	/* the plan reads no vGPU counters: a dump without them is cheaper */
-	if (cmd == GPUVIRT_CMD_VGPU_GET)
-		mnl_attr_put_u32(nlh, GPUVIRT_A_VGPU_OMIT,
-				 GPUVIRT_VGPU_OMIT_STATS |
-				 GPUVIRT_VGPU_OMIT_MIGRATION);
+	nl_msg_start(ctx->nl, cmd, NLM_F_DUMP);
 	if (nl_exchange(ctx->nl, cb, data)) {
 		if (ctx->nl->error.err)
 			nl_perror(ctx->nl, NULL);
