@@ -72,6 +72,8 @@
  * left goes to the engine thread.
  */
 #define GPUVIRT_ENGINE_INLINE_NS	(20 * NSEC_PER_USEC)
+/* Longer than this, an inline turn was held up: time it precisely. */
+#define GPUVIRT_ENGINE_INLINE_SANE_NS	(8 * GPUVIRT_ENGINE_INLINE_NS)
 
 /* The spec's names (Documentation/netlink/specs/gpuvirt.yaml), generated */
 static const char * const gpuvirt_sched_policy_names[] =
@@ -846,6 +848,23 @@ int gpuvirt_sched_vgpu_set(struct gpuvirt_vgpu *vgpu, u32 weight, u32 min_pct,
 	return err;
 }
 
+/*
+ * Count the engines idle from s->mark_ns to @now, which becomes the mark.
+ * An inline turn ends at a mark its start plus the cheap clock's count of
+ * its length (gpuvirt_sched_inline()), which may be a little ahead of
+ * @now: the mark then steps back, and no time is counted twice.
+ */
+static void gpuvirt_sched_mark_idle(struct gpuvirt_sched *s, u64 now)
+{
+	lockdep_assert_held(&s->lock);
+	if (now > s->mark_ns) {
+		s->idle_ns += now - s->mark_ns;
+		if (s->last_vgpu)
+			s->switch_ns += now - s->mark_ns;
+	}
+	s->mark_ns = now;
+}
+
 /* Pick who runs next; NULL to stay idle for *@idle_ns. */
 static struct gpuvirt_vgpu *gpuvirt_sched_pick(struct gpuvirt_sched *s,
 					       u64 *slice_ns, u64 *idle_ns)
@@ -864,10 +883,7 @@ static struct gpuvirt_vgpu *gpuvirt_sched_pick(struct gpuvirt_sched *s,
 		return NULL;
 	}
 	now = ktime_get_ns();
-	s->idle_ns += now - s->mark_ns;
-	if (s->last_vgpu)
-		s->switch_ns += now - s->mark_ns;
-	s->mark_ns = now;
+	gpuvirt_sched_mark_idle(s, now);
 
 	gpuvirt_sp_pick(&s->sp, now - s->behind_ns, &pick);
 	if (pick.slot >= 0)
@@ -877,7 +893,7 @@ static struct gpuvirt_vgpu *gpuvirt_sched_pick(struct gpuvirt_sched *s,
 			s->switches++;
 		if (vgpu->stats.wait_since_ns) {
 			vgpu->stats.wait_hist[gpuvirt_wait_bucket(now -
-					vgpu->stats.wait_since_ns)]++;
+					min(now, vgpu->stats.wait_since_ns))]++;
 			vgpu->stats.wait_since_ns = 0;
 		}
 		*slice_ns = pick.ns;
@@ -992,7 +1008,7 @@ static bool gpuvirt_sched_inline(struct gpuvirt_vgpu *vgpu)
 	struct gpuvirt_sched *s = &vgpu->mp->sched;
 	struct gpuvirt_turn t = {};
 	struct gpuvirt_sp_pick pick;
-	u64 start, now;
+	u64 start, t0, ran;
 	bool more, wake;
 
 	lockdep_assert_held(&vgpu->lock);
@@ -1005,8 +1021,8 @@ static bool gpuvirt_sched_inline(struct gpuvirt_vgpu *vgpu)
 		return false;
 	}
 	start = ktime_get_ns();
-	s->idle_ns += start - s->mark_ns;
-	s->mark_ns = start;
+	s->last_vgpu = NULL;	/* the engines were idle: no switch cost */
+	gpuvirt_sched_mark_idle(s, start);
 	gpuvirt_sp_set_runnable(&s->sp, vgpu->slot, true,
 				start - s->behind_ns);
 	gpuvirt_sp_pick(&s->sp, start - s->behind_ns, &pick);
@@ -1019,23 +1035,33 @@ static bool gpuvirt_sched_inline(struct gpuvirt_vgpu *vgpu)
 		return true;
 	}
 	s->inline_vgpu = vgpu;
-	if (vgpu != s->last_vgpu)
-		s->switches++;
+	s->switches++;
 	vgpu->stats.wait_hist[0]++;
 	spin_unlock(&s->lock);
 
+	/*
+	 * The turn's length by the cheap clock: with the HPET as the
+	 * clocksource every read of the precise one is an emulated device
+	 * access, a good part of a short doorbell's cost. The cheap clocks
+	 * of two CPUs may disagree: a length that makes no sense (the task
+	 * moved, or was held up long) is read off the precise clock instead.
+	 */
+	t0 = local_clock();
 	do {
 		more = gpuvirt_engine_step(vgpu,
 					   GPUVIRT_ENGINE_INLINE_NS - t.work_ns,
 					   &t.work_ns, &t.packets);
-		now = ktime_get_ns();
+		ran = local_clock() - t0;
 	} while (more && t.work_ns < GPUVIRT_ENGINE_INLINE_NS &&
-		 now - start < GPUVIRT_ENGINE_INLINE_NS);
-	while (now - start < t.work_ns) {
+		 ran < GPUVIRT_ENGINE_INLINE_NS);
+	while (ran < t.work_ns) {
 		cpu_relax();
-		now = ktime_get_ns();
+		ran = local_clock() - t0;
 	}
-	t.end_ns = now;
+	if (ran <= GPUVIRT_ENGINE_INLINE_SANE_NS)
+		t.end_ns = start + ran;
+	else
+		t.end_ns = max(ktime_get_ns(), start);
 	t.preempted = more;
 
 	spin_lock(&s->lock);
@@ -1043,10 +1069,10 @@ static bool gpuvirt_sched_inline(struct gpuvirt_vgpu *vgpu)
 	s->inline_vgpu = NULL;
 	s->inline_turns++;
 	if (more)
-		vgpu->stats.wait_since_ns = now;
+		vgpu->stats.wait_since_ns = t.end_ns;
 	else
 		gpuvirt_sp_set_runnable(&s->sp, vgpu->slot, false,
-					now - s->behind_ns);
+					t.end_ns - s->behind_ns);
 	wake = more || s->inline_deferred;
 	s->inline_deferred = false;
 	if (wake)
