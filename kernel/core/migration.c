@@ -40,9 +40,21 @@
  * the range reported must lie within the ranges it was started for. The
  * device offers the log only where the VFIO core can report it (compat.h).
  *
+ * Copies: in STOP_COPY a page goes from VRAM straight to the reader's
+ * buffer, and on resume from the writer's buffer straight into the
+ * destination's VRAM page, once the record naming it has been checked
+ * against the destination's slice. The stopped device does not write its
+ * VRAM, so the CRC taken of a page before it is read out covers what the
+ * reader gets; a VMM that writes the slice meanwhile (BAR accesses still
+ * work) only gets a stream its destination refuses. During pre-copy the
+ * device runs and may write a page under the copy, so a page is copied
+ * into the file's buffer first and the CRC taken of that copy.
+ *
  * Locking, outermost first: the state mutex; a data file's lock (held
  * across user copies, so nothing that a fault takes may be held while it
  * is taken); the device's own locks (ops); the dirty and stats spinlocks.
+ * A data file holds a reference to the VRAM page it is copying to or from
+ * between calls, and drops it when it is disabled.
  * A data file reaches its device only under its lock and while it is not
  * disabled: every file is disabled, under its lock, when the state moves
  * on, on reset and when the device closes, which it does before it can be
@@ -53,6 +65,7 @@
 #include <linux/file.h>
 #include <linux/highmem.h>
 #include <linux/interval_tree.h>
+#include <linux/overflow.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -96,11 +109,18 @@ enum gpuvirt_migf_part {
  * @state_done: the STATE record was sent, or received
  * @end_done: the END record was sent, or received and checked
  * @eof_seen: save: the end of the stream was read once
- * @crc: CRC32 of the stream up to what @buf holds
- * @buf: save: the record being read out; resume: the part being received
- * @buf_len: bytes in @buf
+ * @crc: CRC32 of the stream up to what @buf and @page hold (resume: up to
+ *	what was received)
+ * @buf: save: the record being read out (or its header alone, when its
+ *	payload comes from @page); resume: the part being received, but for
+ *	a page's payload, which goes to @page
+ * @buf_len: bytes in @buf; resume: bytes of the part received
  * @buf_pos: save: bytes of @buf already read
  * @buf_initial: save: @buf belongs to the first pass
+ * @page: the VRAM page of the PAGE record in progress, with a reference:
+ *	save (STOP_COPY): the payload to read out after @buf; resume: where
+ *	the payload goes, in the destination's slice. NULL when none.
+ * @page_pos: save: bytes of @page already read
  * @part: resume: enum gpuvirt_migf_part
  * @need: resume: bytes the part has
  * @rec_tag: resume: the tag of the record whose payload is coming
@@ -130,6 +150,8 @@ struct gpuvirt_migf {
 	size_t buf_len;
 	size_t buf_pos;
 	bool buf_initial;
+	struct page *page;
+	size_t page_pos;
 	enum gpuvirt_migf_part part;
 	size_t need;
 	u32 rec_tag;
@@ -276,11 +298,21 @@ static unsigned long gpuvirt_migration_scan(struct gpuvirt_migration *m,
 
 /* Data files. */
 
+/* Drop the reference to the VRAM page in progress; the file's lock held. */
+static void gpuvirt_migf_put_page(struct gpuvirt_migf *f)
+{
+	if (f->page) {
+		put_page(f->page);
+		f->page = NULL;
+	}
+}
+
 static void gpuvirt_migf_disable(struct gpuvirt_migf *f)
 {
 	mutex_lock(&f->lock);
 	f->disabled = true;
 	f->m = NULL;
+	gpuvirt_migf_put_page(f);
 	mutex_unlock(&f->lock);
 }
 
@@ -305,6 +337,7 @@ static int gpuvirt_migf_release(struct inode *inode, struct file *filp)
 {
 	struct gpuvirt_migf *f = filp->private_data;
 
+	gpuvirt_migf_put_page(f);
 	mutex_destroy(&f->lock);
 	kvfree(f->pending);
 	kvfree(f->state);
@@ -334,6 +367,10 @@ static unsigned long gpuvirt_migf_collect(struct gpuvirt_migf *f)
 	return f->dirty_left;
 }
 
+/*
+ * Put a record header in @buf; the caller appends a payload that goes
+ * through @buf.
+ */
 static void gpuvirt_migf_rec(struct gpuvirt_migf *f, u32 tag, u32 len, u64 arg)
 {
 	struct gpuvirt_migration_rec *r = (void *)f->buf;
@@ -341,10 +378,14 @@ static void gpuvirt_migf_rec(struct gpuvirt_migf *f, u32 tag, u32 len, u64 arg)
 	r->tag = cpu_to_le32(tag);
 	r->len = cpu_to_le32(len);
 	r->arg = cpu_to_le64(arg);
-	f->buf_len = GPUVIRT_MIGF_REC + len;
+	f->buf_len = GPUVIRT_MIGF_REC;
 }
 
-/* A PAGE record, or a ZERO record for a page that is not backed. */
+/*
+ * A PAGE record, or a ZERO record for a page that is not backed. Stopped,
+ * the page's bytes go to the reader from the page itself (@page); during
+ * pre-copy, through @buf.
+ */
 static int gpuvirt_migf_page_rec(struct gpuvirt_migf *f, unsigned long pg)
 {
 	struct gpuvirt_migration *m = f->m;
@@ -360,11 +401,28 @@ static int gpuvirt_migf_page_rec(struct gpuvirt_migf *f, unsigned long pg)
 		return 0;
 	}
 	gpuvirt_migf_rec(f, GPUVIRT_MIGRATION_REC_PAGE, PAGE_SIZE, pg);
+	if (f->phase == GPUVIRT_MIGF_STOPCOPY) {
+		f->page = page;
+		f->page_pos = 0;
+		return 0;
+	}
 	p = kmap_local_page(page);
 	memcpy(f->buf + GPUVIRT_MIGF_REC, p, PAGE_SIZE);
 	kunmap_local(p);
 	put_page(page);
+	f->buf_len += PAGE_SIZE;
 	return 0;
+}
+
+/* Extend @crc over @len bytes of @page from @off. */
+static u32 gpuvirt_migf_page_crc(u32 crc, struct page *page, size_t off,
+				 size_t len)
+{
+	void *p = kmap_local_page(page);
+
+	crc = crc32_le(crc, p + off, len);
+	kunmap_local(p);
+	return crc;
 }
 
 static void gpuvirt_migf_hdr(struct gpuvirt_migf *f)
@@ -429,6 +487,7 @@ static int gpuvirt_migf_produce(struct gpuvirt_migf *f)
 				 f->m->ops->state_size, 0);
 		memcpy(f->buf + GPUVIRT_MIGF_REC, f->state,
 		       f->m->ops->state_size);
+		f->buf_len += f->m->ops->state_size;
 		f->state_done = true;
 		goto emit;
 	}
@@ -442,7 +501,45 @@ static int gpuvirt_migf_produce(struct gpuvirt_migf *f)
 
 emit:
 	f->crc = crc32_le(f->crc, f->buf, f->buf_len);
+	if (f->page)
+		f->crc = gpuvirt_migf_page_crc(f->crc, f->page, 0, PAGE_SIZE);
 	return 1;
+}
+
+/* Save: bytes of the record in progress not read yet. */
+static size_t gpuvirt_migf_unread(struct gpuvirt_migf *f)
+{
+	return f->buf_len - f->buf_pos + (f->page ? PAGE_SIZE - f->page_pos : 0);
+}
+
+/*
+ * Save: copy up to @len bytes of what is left of the record in progress
+ * to @ubuf. Returns the bytes copied, or -EFAULT with none taken.
+ */
+static ssize_t gpuvirt_migf_send(struct gpuvirt_migf *f, char __user *ubuf,
+				 size_t len)
+{
+	unsigned long left;
+	size_t n;
+	void *p;
+
+	if (f->buf_pos < f->buf_len) {
+		n = min(len, f->buf_len - f->buf_pos);
+		if (copy_to_user(ubuf, f->buf + f->buf_pos, n))
+			return -EFAULT;
+		f->buf_pos += n;
+		return n;
+	}
+	n = min(len, PAGE_SIZE - f->page_pos);
+	p = kmap_local_page(f->page);
+	left = copy_to_user(ubuf, p + f->page_pos, n);
+	kunmap_local(p);
+	if (left)
+		return -EFAULT;
+	f->page_pos += n;
+	if (f->page_pos == PAGE_SIZE)
+		gpuvirt_migf_put_page(f);
+	return n;
 }
 
 /* The end of a save stream was read: count the save. */
@@ -461,7 +558,7 @@ static ssize_t gpuvirt_migf_read(struct file *filp, char __user *ubuf,
 				 size_t len, loff_t *pos)
 {
 	struct gpuvirt_migf *f = filp->private_data;
-	size_t done = 0, n;
+	size_t done = 0;
 	ssize_t ret = 0;
 
 	if (pos)
@@ -472,18 +569,15 @@ static ssize_t gpuvirt_migf_read(struct file *filp, char __user *ubuf,
 		goto out_unlock;
 	}
 	while (done < len) {
-		if (f->buf_pos == f->buf_len) {
+		if (!gpuvirt_migf_unread(f)) {
 			ret = gpuvirt_migf_produce(f);
 			if (ret <= 0)
 				break;
 		}
-		n = min(len - done, f->buf_len - f->buf_pos);
-		if (copy_to_user(ubuf + done, f->buf + f->buf_pos, n)) {
-			ret = -EFAULT;
+		ret = gpuvirt_migf_send(f, ubuf + done, len - done);
+		if (ret < 0)
 			break;
-		}
-		f->buf_pos += n;
-		done += n;
+		done += ret;
 	}
 	if (len && !ret && !done && !f->eof_seen)
 		gpuvirt_migf_saved(f);
@@ -519,7 +613,7 @@ static long gpuvirt_migf_ioctl(struct file *filp, unsigned int cmd,
 		err = -EINVAL;
 		goto out_unlock;
 	}
-	unread = f->buf_len - f->buf_pos;
+	unread = gpuvirt_migf_unread(f);
 	info.flags = 0;
 	info.initial_bytes = (f->hdr_done ? 0 : sizeof(struct gpuvirt_migration_hdr)) +
 			     (u64)f->initial_left * GPUVIRT_MIGF_PAGE_REC +
@@ -594,28 +688,36 @@ static int gpuvirt_migf_take_hdr(struct gpuvirt_migf *f)
 	return 0;
 }
 
-static int gpuvirt_migf_take_page(struct gpuvirt_migf *f, bool zero)
+/*
+ * The destination's page for the page record just checked (@rec_arg, in
+ * the slice): backed with @alloc, for a PAGE record whose payload is
+ * copied into it as it comes; else NULL if it is not backed. An ERR_PTR
+ * when it cannot be backed, after saying so.
+ */
+static struct page *gpuvirt_migf_dest_page(struct gpuvirt_migf *f, bool alloc)
 {
 	struct gpuvirt_migration *m = f->m;
-	u64 off = m->vram_offset + (f->rec_arg << PAGE_SHIFT);
 	struct page *page;
-	void *p;
 
-	page = m->gpu->ops->vram_page(m->gpu, off, !zero);
-	if (IS_ERR(page)) {
+	page = m->gpu->ops->vram_page(m->gpu, m->vram_offset +
+				      (f->rec_arg << PAGE_SHIFT), alloc);
+	if (IS_ERR(page))
 		dev_notice_ratelimited(m->vdev->dev,
 				       "migration stream refused: no backing for VRAM page %llu (%ld)\n",
 				       f->rec_arg, PTR_ERR(page));
+	return page;
+}
+
+/* A ZERO record: the page reads as zero from now on. */
+static int gpuvirt_migf_take_zero(struct gpuvirt_migf *f)
+{
+	struct page *page = gpuvirt_migf_dest_page(f, false);
+
+	if (IS_ERR(page))
 		return PTR_ERR(page);
-	}
 	if (!page)
-		return 0;	/* a ZERO page that reads as zero already */
-	p = kmap_local_page(page);
-	if (zero)
-		memset(p, 0, PAGE_SIZE);
-	else
-		memcpy(p, f->buf, PAGE_SIZE);
-	kunmap_local(p);
+		return 0;	/* reads as zero already */
+	clear_highpage(page);
 	put_page(page);
 	return 0;
 }
@@ -625,7 +727,8 @@ static int gpuvirt_migf_take_rec(struct gpuvirt_migf *f)
 {
 	const struct gpuvirt_migration_rec *r = (void *)f->buf;
 	u32 tag = le32_to_cpu(r->tag), len = le32_to_cpu(r->len);
-	u64 arg = le64_to_cpu(r->arg);
+	u64 arg = le64_to_cpu(r->arg), off;
+	struct page *page;
 
 	if (f->state_done && tag != GPUVIRT_MIGRATION_REC_END)
 		return gpuvirt_migf_refuse(f, "record after the device state (tag, len)",
@@ -633,8 +736,14 @@ static int gpuvirt_migf_take_rec(struct gpuvirt_migf *f)
 	switch (tag) {
 	case GPUVIRT_MIGRATION_REC_PAGE:
 	case GPUVIRT_MIGRATION_REC_ZERO:
+		/*
+		 * The argument is a page number (so its offset is page-aligned),
+		 * and the page must lie in this vGPU's slice: a PAGE record's
+		 * payload is copied into it as it arrives.
+		 */
 		if (len != (tag == GPUVIRT_MIGRATION_REC_PAGE ? PAGE_SIZE : 0) ||
-		    arg >= f->npages)
+		    check_shl_overflow(arg, PAGE_SHIFT, &off) ||
+		    !gpuvirt_slice_contains(f->m->vram_size, off, PAGE_SIZE))
 			return gpuvirt_migf_refuse(f, "bad page record (page, len)",
 						   arg, len);
 		break;
@@ -659,7 +768,13 @@ static int gpuvirt_migf_take_rec(struct gpuvirt_migf *f)
 	f->rec_tag = tag;
 	f->rec_arg = arg;
 	if (tag == GPUVIRT_MIGRATION_REC_ZERO)
-		return gpuvirt_migf_take_page(f, true);
+		return gpuvirt_migf_take_zero(f);
+	if (tag == GPUVIRT_MIGRATION_REC_PAGE) {
+		page = gpuvirt_migf_dest_page(f, true);
+		if (IS_ERR(page))
+			return PTR_ERR(page);
+		f->page = page;
+	}
 	f->part = GPUVIRT_MIGF_PAYLOAD;
 	f->need = len;
 	return 0;
@@ -682,19 +797,42 @@ static int gpuvirt_migf_take(struct gpuvirt_migf *f)
 		f->need = GPUVIRT_MIGF_REC;
 		return gpuvirt_migf_take_rec(f);
 	case GPUVIRT_MIGF_PAYLOAD:
-		f->crc = crc32_le(f->crc, f->buf, f->buf_len);
-		if (f->rec_tag == GPUVIRT_MIGRATION_REC_STATE) {
-			memcpy(f->state, f->buf, f->buf_len);
-			f->state_done = true;
-		} else {
-			err = gpuvirt_migf_take_page(f, false);
+		if (f->rec_tag == GPUVIRT_MIGRATION_REC_PAGE) {
+			/* in its page already, and in the CRC as it came */
+			gpuvirt_migf_put_page(f);
+			break;
 		}
+		f->crc = crc32_le(f->crc, f->buf, f->buf_len);
+		memcpy(f->state, f->buf, f->buf_len);
+		f->state_done = true;
 		break;
 	}
 	f->part = GPUVIRT_MIGF_RECORD;
 	f->need = GPUVIRT_MIGF_REC;
 	f->buf_len = 0;
 	return err;
+}
+
+/*
+ * Take @n bytes of the part being received from @ubuf: a page's payload
+ * straight into the destination's page, anything else into @buf. 0, or
+ * -EFAULT with nothing taken (what reached the page before the fault is
+ * written again when the VMM writes those bytes again).
+ */
+static int gpuvirt_migf_recv(struct gpuvirt_migf *f, const char __user *ubuf,
+			     size_t n)
+{
+	unsigned long left;
+	void *p;
+
+	if (!f->page)
+		return copy_from_user(f->buf + f->buf_len, ubuf, n) ? -EFAULT : 0;
+	p = kmap_local_page(f->page);
+	left = copy_from_user(p + f->buf_len, ubuf, n);
+	if (!left)
+		f->crc = crc32_le(f->crc, p + f->buf_len, n);
+	kunmap_local(p);
+	return left ? -EFAULT : 0;
 }
 
 static ssize_t gpuvirt_migf_write(struct file *filp, const char __user *ubuf,
@@ -727,7 +865,7 @@ static ssize_t gpuvirt_migf_write(struct file *filp, const char __user *ubuf,
 		 * A fault consumes nothing of this piece: the write is short
 		 * (or fails with EFAULT), and the VMM may write the rest.
 		 */
-		if (copy_from_user(f->buf + f->buf_len, ubuf + done, n)) {
+		if (gpuvirt_migf_recv(f, ubuf + done, n)) {
 			if (!done)
 				ret = -EFAULT;
 			break;

@@ -1668,6 +1668,255 @@ TEST_F(mig, reset_during_resume_stores_nothing_after)
 	vfio_close(&a);
 }
 
+/*
+ * Pages whose every byte differs from its neighbours' and from the same
+ * byte of other pages, so that a payload copied to the wrong place within
+ * a page, or into another page, shows.
+ */
+static const unsigned int pat_pages[] = { 0, 1, 2, 3, 100, 4095 };
+
+static uint8_t pat_byte(unsigned int pg, unsigned int i)
+{
+	return (uint8_t)(pg * 37 + i * 7 + (i >> 8) * 13 + 1);
+}
+
+static int pat_write(int fd)
+{
+	uint8_t buf[PAGE];
+	unsigned int k, i;
+
+	for (k = 0; k < ARRAY_SIZE(pat_pages); k++) {
+		for (i = 0; i < PAGE; i++)
+			buf[i] = pat_byte(pat_pages[k], i);
+		if (pwrite(fd, buf, PAGE, VGPU_REGION(VFIO_PCI_BAR2_REGION_INDEX) +
+			   (uint64_t)pat_pages[k] * PAGE) != PAGE)
+			return -errno;
+	}
+	return 0;
+}
+
+/* Pages of the pattern that are not exactly in place in @fd's slice. */
+static unsigned int pat_wrong(int fd)
+{
+	unsigned int k, i, wrong = 0;
+	uint8_t buf[PAGE];
+
+	for (k = 0; k < ARRAY_SIZE(pat_pages); k++) {
+		if (pread(fd, buf, PAGE, VGPU_REGION(VFIO_PCI_BAR2_REGION_INDEX) +
+			  (uint64_t)pat_pages[k] * PAGE) != PAGE) {
+			wrong++;
+			continue;
+		}
+		for (i = 0; i < PAGE; i++)
+			if (buf[i] != pat_byte(pat_pages[k], i))
+				break;
+		wrong += i < PAGE;
+	}
+	return wrong;
+}
+
+/*
+ * Read sizes and write pieces that end everywhere in a record: inside its
+ * header, at its end, one byte into the payload, in the middle, one byte
+ * short of the end, and across several records.
+ */
+static const size_t odd_sizes[] = {
+	5, 11, 1, 2047, 2047, 1, 16, 4096, 3, 4113, 4112, 1, 15, 17, 8225,
+};
+
+static int stream_read_odd(int dfd, struct stream *s)
+{
+	unsigned int k = 0;
+	ssize_t n;
+
+	for (;;) {
+		size_t want = odd_sizes[k++ % ARRAY_SIZE(odd_sizes)];
+
+		if (s->cap - s->len < want) {
+			s->cap = s->cap ? 2 * s->cap : 4u << 20;
+			s->p = realloc(s->p, s->cap);
+			if (!s->p)
+				return -ENOMEM;
+		}
+		n = read(dfd, s->p + s->len, want);
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return 0;
+		s->len += n;
+	}
+}
+
+static int stream_write_odd(int dfd, const uint8_t *p, size_t len)
+{
+	size_t done = 0, want;
+	unsigned int k = 0;
+	ssize_t n;
+
+	while (done < len) {
+		want = odd_sizes[k++ % ARRAY_SIZE(odd_sizes)];
+		n = write(dfd, p + done, len - done < want ? len - done : want);
+		if (n < 0)
+			return -errno;
+		done += n;
+	}
+	return 0;
+}
+
+/*
+ * STOP_COPY sends a page from VRAM straight to the reader, and a resume
+ * takes a payload straight into the destination's page: reads of any
+ * size give the stream that large reads give, and writes that end
+ * anywhere in a record put every byte in its place.
+ */
+TEST_F(mig, odd_reads_and_writes_carry_every_byte)
+{
+	struct stream big = { 0 }, odd = { 0 };
+	struct vfio_user a, b;
+	uint64_t pg;
+	size_t st, off;
+	uint32_t tag;
+	unsigned int found = 0, i;
+	int dfd, rfd;
+
+	ASSERT_EQ(0, vfio_open(&a, UUID_A));
+	ASSERT_EQ(0, vfio_open(&b, UUID_B));
+	ASSERT_EQ(0, cfg_wr(a.device, PCI_COMMAND, PCI_COMMAND_MEMORY, 2));
+	ASSERT_EQ(0, pat_write(a.device));
+	ASSERT_EQ(0, pat_wrong(a.device));
+	save_stopped(_metadata, a.device, &big);
+	ASSERT_EQ(0, mig_set(a.device, VFIO_DEVICE_STATE_STOP_COPY, &dfd));
+	EXPECT_EQ(0, stream_read_odd(dfd, &odd));
+	close(dfd);
+	ASSERT_EQ(0, mig_set(a.device, VFIO_DEVICE_STATE_STOP, NULL));
+
+	/* the same records, up to the device state */
+	st = stream_find(&big, REC_STATE);
+	ASSERT_NE(0, st);
+	ASSERT_EQ(big.len, odd.len);
+	EXPECT_EQ(0, memcmp(big.p, odd.p, st));
+	/* and every pattern page in it, byte for byte */
+	for (off = HDR_SIZE; off < st; off += REC_SIZE + PAGE) {
+		memcpy(&tag, odd.p + off, 4);
+		memcpy(&pg, odd.p + off + 8, 8);
+		ASSERT_EQ(REC_PAGE, tag);
+		for (i = 0; i < PAGE; i++)
+			if (odd.p[off + REC_SIZE + i] != pat_byte(pg, i))
+				break;
+		EXPECT_EQ(PAGE, i) TH_LOG("page %llu differs at byte %u",
+					  (unsigned long long)pg, i);
+		found++;
+	}
+	EXPECT_EQ(ARRAY_SIZE(pat_pages), found);
+
+	ASSERT_EQ(0, mig_set(b.device, VFIO_DEVICE_STATE_STOP, NULL));
+	ASSERT_EQ(0, mig_set(b.device, VFIO_DEVICE_STATE_RESUMING, &rfd));
+	EXPECT_EQ(0, stream_write_odd(rfd, odd.p, odd.len));
+	EXPECT_EQ(0, mig_set(b.device, VFIO_DEVICE_STATE_STOP, NULL));
+	close(rfd);
+	ASSERT_EQ(0, mig_set(b.device, VFIO_DEVICE_STATE_RUNNING, NULL));
+	ASSERT_EQ(0, cfg_wr(b.device, PCI_COMMAND, PCI_COMMAND_MEMORY, 2));
+	EXPECT_EQ(0, pat_wrong(b.device));
+	EXPECT_EQ(1, mig_kv(UUID_B, "resumes"));
+	EXPECT_EQ(0, mig_set(a.device, VFIO_DEVICE_STATE_RUNNING, NULL));
+	stream_free(&odd);
+	stream_free(&big);
+	vfio_close(&b);
+	vfio_close(&a);
+}
+
+/*
+ * A page record naming a page outside the destination's slice is refused
+ * when its header is complete, before any of its payload is taken, even
+ * with a good CRC and written in pieces: the first page past the slice,
+ * the first page of the neighbour's, and numbers whose byte offset wraps
+ * around 64 bits to a page inside the slice or the neighbour's. Nothing
+ * of the neighbour changes, and no VRAM is backed for any of it.
+ */
+TEST_F(mig, page_record_outside_the_slice_touches_nothing)
+{
+	const uint64_t npages = SLICE / PAGE;
+	uint64_t args[] = {
+		npages, npages + 1, 0, 1ULL << 52, 0, ~0ULL,
+	};
+	struct vfio_user a, b, *dst, *nb;
+	struct stream s = { 0 }, bad = { 0 };
+	uint8_t *buf = malloc(2 * PAGE);
+	unsigned long long backed;
+	uint64_t oa, ob;
+	unsigned int i;
+	size_t first;
+	int rfd;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, vfio_open(&a, UUID_A));
+	ASSERT_EQ(0, vfio_open(&b, UUID_B));
+	/* the destination is the vGPU whose slice lies below the other's */
+	oa = vram_offset(UUID_A);
+	ob = vram_offset(UUID_B);
+	ASSERT_NE(~0ULL, oa);
+	ASSERT_NE(~0ULL, ob);
+	dst = oa < ob ? &a : &b;
+	nb = oa < ob ? &b : &a;
+	args[2] = (oa < ob ? ob - oa : oa - ob) / PAGE;
+	args[4] = (1ULL << 52) + args[2];
+	ASSERT_LE(npages, args[2]);
+	memset(buf, NEIGHBOUR, 2 * PAGE);
+	ASSERT_EQ(0, cfg_wr(nb->device, PCI_COMMAND, PCI_COMMAND_MEMORY, 2));
+	ASSERT_EQ(2 * PAGE, pwrite(nb->device, buf, 2 * PAGE,
+				   VGPU_REGION(VFIO_PCI_BAR2_REGION_INDEX)));
+	ASSERT_EQ(0, cfg_wr(dst->device, PCI_COMMAND, PCI_COMMAND_MEMORY, 2));
+	ASSERT_EQ(0, write_pages(dst->device, 0, 2, 0x30));
+	save_stopped(_metadata, dst->device, &s);
+	first = stream_find(&s, REC_PAGE);
+	ASSERT_EQ(HDR_SIZE, first);
+	backed = gv_kv_u64(GV_SIM_DEBUGFS "/sim0/vram", "backed_pages");
+	bad.p = malloc(s.len);
+	bad.len = s.len;
+	ASSERT_NE(NULL, bad.p);
+
+	for (i = 0; i < ARRAY_SIZE(args); i++) {
+		TH_LOG("page record for page 0x%llx", (unsigned long long)args[i]);
+		memcpy(bad.p, s.p, s.len);
+		memcpy(bad.p + first + 8, &args[i], 8);
+		memset(bad.p + first + REC_SIZE, NEIGHBOUR ^ 0xff, PAGE);
+		stream_reseal(&bad);
+		ASSERT_EQ(0, mig_set(dst->device, VFIO_DEVICE_STATE_STOP, NULL));
+		ASSERT_EQ(0, mig_set(dst->device, VFIO_DEVICE_STATE_RESUMING, &rfd));
+		/* the header, then the bad record's header and half its payload */
+		ASSERT_EQ(HDR_SIZE, write(rfd, bad.p, HDR_SIZE));
+		EXPECT_EQ(-1, write(rfd, bad.p + first, REC_SIZE + PAGE / 2));
+		EXPECT_EQ(EINVAL, errno);
+		EXPECT_TRUE(gv_kmsg_find(self->kmsg, "bad page record"));
+		/* nothing more is taken, and the stream is refused */
+		EXPECT_EQ(-1, write(rfd, bad.p + first + REC_SIZE + PAGE / 2,
+				    bad.len - first - REC_SIZE - PAGE / 2));
+		EXPECT_EQ(EINVAL, errno);
+		EXPECT_EQ(-EINVAL, mig_set(dst->device, VFIO_DEVICE_STATE_STOP, NULL));
+		close(rfd);
+		back_to_running(_metadata, dst->device);
+		ASSERT_EQ(0, mig_set(dst->device, VFIO_DEVICE_STATE_STOP, NULL));
+		ASSERT_EQ(0, mig_set(dst->device, VFIO_DEVICE_STATE_RESUMING, &rfd));
+		EXPECT_EQ(-EINVAL, stream_write_odd(rfd, bad.p, bad.len));
+		close(rfd);
+		back_to_running(_metadata, dst->device);
+	}
+	EXPECT_LE(2 * ARRAY_SIZE(args), mig_kv(dst == &a ? UUID_A : UUID_B,
+					       "refused"));
+	EXPECT_EQ(backed, gv_kv_u64(GV_SIM_DEBUGFS "/sim0/vram", "backed_pages"));
+	/* the neighbour is unharmed */
+	ASSERT_EQ(2 * PAGE, pread(nb->device, buf, 2 * PAGE,
+				  VGPU_REGION(VFIO_PCI_BAR2_REGION_INDEX)));
+	EXPECT_EQ(2 * PAGE, neighbour_bytes(buf, 2 * PAGE));
+	/* and the real stream still goes in */
+	EXPECT_EQ(0, resume(dst->device, s.p, s.len));
+	free(buf);
+	stream_free(&bad);
+	stream_free(&s);
+	vfio_close(&b);
+	vfio_close(&a);
+}
+
 #define HOST_CAP	"/sys/module/gpuvirt_sim/parameters/host_mem_cap_mb"
 
 /*
