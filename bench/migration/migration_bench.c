@@ -12,8 +12,13 @@
  *                       pages/s of a 64 MiB working set: dirty bytes left
  *                       after each pass, and the stop-copy stream left at
  *                       the end over the touched bytes
+ *  precopy_downtime_<rate>  the stop-copy time after those passes (the VM
+ *                       stopped, from STOP_COPY to the destination's
+ *                       RESUMING -> STOP) over a memcpy of the 64 MiB
+ *                       working set in the same round
  *
  * Usage: migration_bench UUID_SRC UUID_DST [-r ROUNDS] [-s MIB,MIB...]
+ *                        [-p RATE,RATE...]
  * Prints "bench:" and "raw:" lines; nothing passes or fails on time.
  */
 #include <errno.h>
@@ -45,6 +50,8 @@ struct vfio_precopy_info {
 
 #define CHUNK		(1u << 20)
 #define MAX_ROUNDS	64
+#define MAX_RATES	8
+#define WSET_MIB	64	/* the pre-copy working set */
 
 static uint8_t chunk[CHUNK];
 
@@ -97,16 +104,17 @@ static bool has_pre_copy(int fd)
 }
 
 /*
- * Move what @src has now to @dst (-1: drop it), as QEMU's migration
- * channel would; returns the bytes moved. Stops at EOF or ENOMSG.
+ * Move what @src has now, at most @max bytes, to @dst (-1: drop it), as
+ * QEMU's migration channel would; returns the bytes moved. Stops at EOF,
+ * ENOMSG or @max.
  */
-static uint64_t pump(int src, int dst)
+static uint64_t pump(int src, int dst, uint64_t max)
 {
 	uint64_t total = 0;
 	ssize_t n, w, off;
 
-	for (;;) {
-		n = read(src, chunk, CHUNK);
+	while (total < max) {
+		n = read(src, chunk, max - total < CHUNK ? max - total : CHUNK);
 		if (n < 0 && errno == ENOMSG)
 			return total;
 		if (n < 0)
@@ -120,6 +128,7 @@ static uint64_t pump(int src, int dst)
 		}
 		total += n;
 	}
+	return total;
 }
 
 /* Touch @mib MiB of the slice (every page written) through @vram. */
@@ -129,6 +138,20 @@ static void touch(uint8_t *vram, unsigned int mib, uint8_t seed)
 
 	for (i = 0; i < (size_t)mib << 20; i += 4096)
 		memset(vram + i, seed + (i >> 12), 4096);
+}
+
+/*
+ * Fault in every page of @vram's first @len bytes (read), so that a timed
+ * copy from it costs the copy: pre-copy revokes the CPU mappings.
+ */
+static void prefault(const uint8_t *vram, size_t len)
+{
+	volatile uint8_t sink = 0;
+	size_t i;
+
+	for (i = 0; i < len; i += 4096)
+		sink ^= vram[i];
+	(void)sink;
 }
 
 static int cmp_dbl(const void *a, const void *b)
@@ -161,7 +184,7 @@ static uint64_t save(int a, int b, uint64_t *ns)
 	t0 = now_ns();
 	if (mig_set(a, VFIO_DEVICE_STATE_STOP_COPY, &dfd))
 		die("source to STOP_COPY");
-	bytes = pump(dfd, rfd);
+	bytes = pump(dfd, rfd, UINT64_MAX);
 	if (b >= 0 && mig_set(b, VFIO_DEVICE_STATE_STOP, NULL))
 		die("destination RESUMING -> STOP");
 	*ns = now_ns() - t0;
@@ -226,16 +249,17 @@ struct writer {
 	unsigned int rate;
 	volatile bool stop;
 	uint64_t writes;
+	uint64_t t0;
 };
 
 static void *writer_run(void *arg)
 {
 	struct writer *w = arg;
-	uint64_t t0 = now_ns(), due;
+	uint64_t due;
 	unsigned int seed = 1;
 
 	while (!w->stop) {
-		due = t0 + w->writes * 1000000000ull / w->rate;
+		due = w->t0 + w->writes * 1000000000ull / w->rate;
 		if (now_ns() < due) {
 			usleep(200);
 			continue;
@@ -246,54 +270,127 @@ static void *writer_run(void *arg)
 	return NULL;
 }
 
-static void bench_precopy(int a, int b, uint8_t *va, unsigned int rate)
+/* What one migration with pre-copy did. */
+struct precopy_run {
+	int passes;
+	uint64_t sent;		/* bytes in pre-copy */
+	uint64_t stop_bytes;	/* bytes in stop-copy */
+	uint64_t down_ns;	/* STOP_COPY to the destination's STOP */
+	double write_rate;	/* pages/s the writer reached */
+};
+
+/*
+ * One migration of the working set from @a into @b as QEMU runs it with
+ * pre-copy, under a writer of @rate pages/s: PRE_COPY passes, each reading
+ * what VFIO_MIG_GET_PRECOPY_INFO said was pending before it (initial and
+ * dirty bytes; the read stops early at ENOMSG), until the initial data is
+ * gone and at most 256 KiB is dirty, or 10 passes. A pass is bounded as
+ * QEMU's reads are: a writer that dirties pages faster than they are read
+ * never lets the save file run dry. Then the VM stops (the writer, its
+ * vCPU, first), PRE_COPY_P2P, and the downtime: STOP_COPY, the rest of the
+ * stream into the destination, and its RESUMING -> STOP.
+ */
+static void precopy_once(int a, int b, uint8_t *va, unsigned int rate,
+			 int round, struct precopy_run *r)
 {
 	struct vfio_precopy_info pi = { .argsz = sizeof(pi) };
-	struct writer w = { .vram = va, .pages = 64 * 256, .rate = rate };
-	uint64_t sent = 0, stop_bytes, t0, t_stop;
+	struct writer w = { .vram = va, .pages = WSET_MIB * 256, .rate = rate };
+	uint64_t t0, t_write = 0;
 	pthread_t th;
 	int dfd = -1, rfd = -1, pass;
 
-	touch(va, 64, 0x20);
+	memset(r, 0, sizeof(*r));
+	touch(va, WSET_MIB, 0x20);
 	if (mig_set(b, VFIO_DEVICE_STATE_RESUMING, &rfd))
 		die("destination to RESUMING");
+	w.t0 = now_ns();
 	if (rate && pthread_create(&th, NULL, writer_run, &w))
 		die("writer");
 	if (mig_set(a, VFIO_DEVICE_STATE_PRE_COPY, &dfd))
 		die("source to PRE_COPY");
-	for (pass = 0; pass < 10; pass++) {
-		sent += pump(dfd, rfd);
+	for (pass = 0;; pass++) {
 		if (ioctl(dfd, VFIO_MIG_GET_PRECOPY_INFO, &pi))
 			die("VFIO_MIG_GET_PRECOPY_INFO");
-		printf("raw: precopy_%u pass %d sent %llu initial %llu dirty %llu\n",
-		       rate, pass, (unsigned long long)sent,
-		       (unsigned long long)pi.initial_bytes,
-		       (unsigned long long)pi.dirty_bytes);
-		if (!pi.initial_bytes && pi.dirty_bytes <= (256u << 10))
+		if (pass)
+			printf("raw: precopy_%u round %d pass %d sent %llu initial %llu dirty %llu\n",
+			       rate, round, pass - 1, (unsigned long long)r->sent,
+			       (unsigned long long)pi.initial_bytes,
+			       (unsigned long long)pi.dirty_bytes);
+		if ((pass && !pi.initial_bytes && pi.dirty_bytes <= (256u << 10)) ||
+		    pass == 10)
 			break;
-		usleep(20000);	/* QEMU's channel is not instant either */
+		if (pass)
+			usleep(20000);	/* QEMU's channel is not instant either */
+		r->sent += pump(dfd, rfd, pi.initial_bytes + pi.dirty_bytes);
 	}
-	t0 = now_ns();
-	if (mig_set(a, VFIO_DEVICE_STATE_PRE_COPY_P2P, NULL) ||
-	    mig_set(a, VFIO_DEVICE_STATE_STOP_COPY, NULL))
-		die("source to STOP_COPY");
+	r->passes = pass;
 	w.stop = true;
-	stop_bytes = pump(dfd, rfd);
+	if (rate) {
+		pthread_join(th, NULL);
+		t_write = now_ns() - w.t0;
+		r->write_rate = (double)w.writes * 1e9 / t_write;
+	}
+	if (mig_set(a, VFIO_DEVICE_STATE_PRE_COPY_P2P, NULL))
+		die("source to PRE_COPY_P2P");
+	t0 = now_ns();
+	if (mig_set(a, VFIO_DEVICE_STATE_STOP_COPY, NULL))
+		die("source to STOP_COPY");
+	r->stop_bytes = pump(dfd, rfd, UINT64_MAX);
 	if (mig_set(b, VFIO_DEVICE_STATE_STOP, NULL))
 		die("destination RESUMING -> STOP");
-	t_stop = now_ns() - t0;
-	if (rate)
-		pthread_join(th, NULL);
+	r->down_ns = now_ns() - t0;
 	close(dfd);
 	close(rfd);
 	if (mig_set(a, VFIO_DEVICE_STATE_RUNNING, NULL) ||
 	    mig_set(b, VFIO_DEVICE_STATE_RUNNING, NULL))
 		die("back to RUNNING");
-	printf("bench: precopy_%u passes=%d precopy_bytes=%llu stop_copy_bytes=%llu stop_copy_ratio=%.4f stop_copy_ns=%llu writes=%llu [stop-copy bytes / 64 MiB touched]\n",
-	       rate, pass + 1, (unsigned long long)sent,
-	       (unsigned long long)stop_bytes,
-	       (double)stop_bytes / (64u << 20), (unsigned long long)t_stop,
-	       (unsigned long long)w.writes);
+}
+
+static void bench_precopy(int a, int b, uint8_t *va, unsigned int rate,
+			  int rounds)
+{
+	double down[MAX_ROUNDS], bytes[MAX_ROUNDS], wr[MAX_ROUNDS],
+	       passes[MAX_ROUNDS];
+	size_t len = (size_t)WSET_MIB << 20;
+	uint8_t *y = malloc(len);
+	struct precopy_run r;
+	uint64_t t0, t_mem;
+	char name[64];
+	int i;
+
+	if (!y)
+		die("malloc");
+	memset(y, 2, len);
+	for (i = 0; i < rounds; i++) {
+		/* alternate the order so that slow drift cancels out */
+		if (i & 1)
+			precopy_once(a, b, va, rate, i, &r);
+		prefault(va, len);
+		t0 = now_ns();
+		memcpy(y, va, len);	/* the working set, through the mapping */
+		t_mem = now_ns() - t0;
+		if (!(i & 1))
+			precopy_once(a, b, va, rate, i, &r);
+		down[i] = (double)r.down_ns / t_mem;
+		bytes[i] = (double)r.stop_bytes / len;
+		wr[i] = r.write_rate;
+		passes[i] = r.passes;
+		printf("raw: precopy_%u round %d passes %d precopy_bytes %llu stop_copy_bytes %llu downtime_ns %llu memcpy_ns %llu writes_per_s %.0f\n",
+		       rate, i, r.passes, (unsigned long long)r.sent,
+		       (unsigned long long)r.stop_bytes,
+		       (unsigned long long)r.down_ns,
+		       (unsigned long long)t_mem, r.write_rate);
+	}
+	snprintf(name, sizeof(name), "precopy_downtime_%u", rate);
+	report(name, down, rounds,
+	       "STOP_COPY to the destination's RESUMING -> STOP, after pre-copy / memcpy of the 64 MiB working set");
+	snprintf(name, sizeof(name), "precopy_stop_bytes_%u", rate);
+	report(name, bytes, rounds, "stop-copy bytes / 64 MiB touched");
+	qsort(wr, rounds, sizeof(*wr), cmp_dbl);
+	qsort(passes, rounds, sizeof(*passes), cmp_dbl);
+	printf("bench: precopy_%u passes=%.0f writes_per_s=%.0f [medians of %d rounds: pre-copy passes, pages/s the writer reached]\n",
+	       rate, passes[rounds / 2], wr[rounds / 2], rounds);
+	free(y);
 }
 
 static int open_dev(struct vfio_user *u, const char *uuid)
@@ -309,26 +406,31 @@ static int open_dev(struct vfio_user *u, const char *uuid)
 
 int main(int argc, char **argv)
 {
-	static const unsigned int rates[] = { 0, 100, 1000, 10000 };
-	char sizes[128] = "64,1024", *tok, *save_ptr;
-	unsigned int i, max_mib = 0, mib[8], nsz = 0;
+	char sizes[128] = "64,1024", rlist[128] = "0,100,1000,10000,100000";
+	unsigned int i, max_mib = 0, mib[8], nsz = 0, rates[MAX_RATES], nr = 0;
+	char *tok, *save_ptr;
 	struct vfio_user ua, ub;
 	int a, b, opt, rounds = 5;
 	uint8_t *va;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "r:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:s:p:")) != -1) {
 		if (opt == 'r')
 			rounds = atoi(optarg);
 		else if (opt == 's')
 			snprintf(sizes, sizeof(sizes), "%s", optarg);
+		else if (opt == 'p')
+			snprintf(rlist, sizeof(rlist), "%s", optarg);
 		else
 			return 2;
 	}
 	if (argc - optind != 2 || rounds < 1 || rounds > MAX_ROUNDS) {
-		fprintf(stderr, "usage: migration_bench UUID_SRC UUID_DST [-r ROUNDS] [-s MIB,...]\n");
+		fprintf(stderr, "usage: migration_bench UUID_SRC UUID_DST [-r ROUNDS] [-s MIB,...] [-p RATE,...]\n");
 		return 2;
 	}
+	for (tok = strtok_r(rlist, ",", &save_ptr); tok && nr < MAX_RATES;
+	     tok = strtok_r(NULL, ",", &save_ptr))
+		rates[nr++] = atoi(tok);
 	for (tok = strtok_r(sizes, ",", &save_ptr); tok && nsz < 8;
 	     tok = strtok_r(NULL, ",", &save_ptr)) {
 		mib[nsz] = atoi(tok);
@@ -338,8 +440,8 @@ int main(int argc, char **argv)
 			max_mib = mib[nsz];
 		nsz++;
 	}
-	if (max_mib < 64)
-		max_mib = 64;	/* the pre-copy working set */
+	if (max_mib < WSET_MIB)
+		max_mib = WSET_MIB;
 	a = open_dev(&ua, argv[optind]);
 	b = open_dev(&ub, argv[optind + 1]);
 	va = mmap(NULL, (size_t)max_mib << 20, PROT_READ | PROT_WRITE,
@@ -353,8 +455,8 @@ int main(int argc, char **argv)
 	 * backed page is part of the stream.
 	 */
 	if (has_pre_copy(a))
-		for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
-			bench_precopy(a, b, va, rates[i]);
+		for (i = 0; i < nr; i++)
+			bench_precopy(a, b, va, rates[i], rounds);
 	else
 		printf("bench: precopy not run: this kernel has no VFIO pre-copy\n");
 	for (i = 0; i < nsz; i++)
