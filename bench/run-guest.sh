@@ -7,6 +7,11 @@
 # sample (the vgpu_lifecycle baseline) when it was built, runs
 # build/bench/vgpu_bench, then removes everything it created.
 #
+# When vgpu_lifecycle_sriov is among those run (--only sriov, or all), it
+# first creates two more simulated H200s, sim1 in the mdev model and sim2 in
+# the sriov model with one VF enabled, and hands them to vgpu_bench
+# (BENCH_SRIOV_MDEV_GPU, BENCH_SRIOV_VF; BENCH_SRIOV_WHY when that failed).
+#
 # When the doorbell benchmark is among those run, it then runs again with
 # busy neighbours: NEIGHBOURS more H200-35C vGPUs, each kept busy by
 # build/user/selftests/vm/vgpu_load (2 ms COMPUTE packets), once under each
@@ -47,6 +52,10 @@ cleanup() {
 	for d in /sys/bus/mdev/devices/b3e5c0de-*; do
 		[ -e "$d/remove" ] && echo 1 >"$d/remove"
 	done
+	for d in 2 1; do	# the vgpu_lifecycle_sriov GPUs; VFs go with sim2
+		[ -e "/sys/bus/gpuvirt_sim/devices/sim$d" ] &&
+			echo "$d" >/sys/bus/gpuvirt_sim/del_device
+	done
 	[ -e /sys/bus/gpuvirt_sim/del_device ] && [ -e /sys/bus/gpuvirt_sim/devices/sim0/gpu ] &&
 		echo 0 >/sys/bus/gpuvirt_sim/del_device
 	rmmod mtty gpuvirt_sim gpuvirt 2>/dev/null
@@ -85,14 +94,45 @@ else
 fi
 [ -z "$BENCH_MTTY_WHY" ] || say "no mtty baseline: $BENCH_MTTY_WHY"
 
-"$BIN" --uuid "$UUID" "$@"
-rc=$?
-
-# ---- the doorbell again, with busy neighbours, under each policy ----
 only=all
 for ((i = 1; i <= $#; i++)); do
 	[ "${!i}" = --only ] && { j=$((i + 1)); only=${!j:-}; }
 done
+
+# ---- vgpu_lifecycle_sriov: one GPU per vGPU model, both H200s ----
+# A GPU is in one vGPU model at a time: the mdev side gets sim1, the
+# SR-IOV side sim2 (PCI 8002:00:00.0) with one VF. Neither has anything
+# else on it. A failure is reported by vgpu_bench as n/a with the reason.
+sriov_setup() {
+	local bus=/sys/bus/gpuvirt_sim pf vf drv
+	echo "1 h200-141gb" >$bus/new_device && echo "2 h200-141gb" >$bus/new_device ||
+		{ BENCH_SRIOV_WHY="cannot create simulated H200s sim1 and sim2"; return 1; }
+	BENCH_SRIOV_MDEV_GPU=$(basename "$(readlink -f $bus/devices/sim1/gpu)")
+	pf=/sys/bus/pci/devices/$(basename "$(readlink -f $bus/devices/sim2/gpu)")
+	[ -e "$pf/gpuvirt/vgpu_model" ] && [ -e "$pf/sriov_numvfs" ] ||
+		{ BENCH_SRIOV_WHY="sim2 ($pf) has no gpuvirt/vgpu_model or sriov_numvfs"; return 1; }
+	echo sriov >"$pf/gpuvirt/vgpu_model" ||
+		{ BENCH_SRIOV_WHY="cannot switch sim2 to the sriov vGPU model"; return 1; }
+	echo 1 >"$pf/sriov_numvfs" && [ -e "$pf/virtfn0" ] ||
+		{ BENCH_SRIOV_WHY="cannot enable a VF on sim2"; return 1; }
+	vf=$(basename "$(readlink -f "$pf/virtfn0")")
+	drv=$(basename "$(readlink "/sys/bus/pci/devices/$vf/driver" 2>/dev/null)")
+	[ -e "/sys/bus/pci/devices/$vf/gpuvirt/current_vgpu_type" ] ||
+		{ BENCH_SRIOV_WHY="VF $vf (driver '$drv') has no gpuvirt/current_vgpu_type"; return 1; }
+	BENCH_SRIOV_VF=$vf
+	say "vgpu_lifecycle_sriov: mdev side sim1 $BENCH_SRIOV_MDEV_GPU," \
+		"SR-IOV side sim2 ${pf##*/} VF $vf (driver $drv)"
+}
+export BENCH_SRIOV_WHY="" BENCH_SRIOV_VF="" BENCH_SRIOV_MDEV_GPU=""
+case $only in
+all|*sriov*)
+	sriov_setup || say "vgpu_lifecycle_sriov: $BENCH_SRIOV_WHY" ;;
+esac
+
+"$BIN" --uuid "$UUID" "$@"
+rc=$?
+
+# ---- the doorbell again, with busy neighbours, under each policy ----
 busy_neighbours() {
 	local i u p ready
 	[ -x "$LOAD" ] || { say "no $LOAD (make vm-tests): no busy-neighbour runs"; return 1; }

@@ -24,6 +24,11 @@
  *                     neighbours (doorbell_latency_NAME)
  *   vgpu_lifecycle    mdev create + VFIO group open + close + remove of a
  *                     vGPU vs the same loop on the kernel's mtty sample
+ *   vgpu_lifecycle_sriov  a VF typed (current_vgpu_type), opened by PCI
+ *                     address, closed and cleared (0), vs an mdev of the
+ *                     same type created, opened, closed and removed, on
+ *                     two simulated H200s, one per vGPU model (bench/
+ *                     run-guest.sh sets them up; --only sriov)
  *   --cycles DRIVER   no benchmark: ROUNDS x CYCLES lifecycles of gpuvirt
  *                     or mtty alone, for a profiler watching (bench/scale,
  *                     SCALE_PERF=1); prints each round's rate
@@ -34,7 +39,7 @@
  *
  * Usage: vgpu_bench --uuid UUID [-r ROUNDS] [-s MIB] [-t MIB] [-k BATCH]
  *                   [-d BATCH] [-n CYCLES] [--label NAME]
- *                   [--only bar2,irq,doorbell,lifecycle]
+ *                   [--only bar2,irq,doorbell,lifecycle,sriov,flip]
  *        vgpu_bench --cycles gpuvirt|mtty [-r ROUNDS] [-n CYCLES]
  */
 #include <errno.h>
@@ -826,6 +831,249 @@ static void bench_lifecycle(void)
 }
 
 /*
+ * d2. The SR-IOV vGPU model's lifecycle against the mdev model's. One
+ * SR-IOV cycle: write the type id to the VF's gpuvirt/current_vgpu_type
+ * (makes the vGPU), open the VF through the VFIO group API by its PCI
+ * address, as a VMM does, close it, write 0 (removes the vGPU). One mdev
+ * cycle: lifecycle() above, of the same type. A GPU is in one model at a
+ * time, so the two sides run on two simulated H200s that bench/run-guest.sh
+ * creates for this alone: BENCH_SRIOV_MDEV_GPU (mdev model, no vGPUs) and
+ * the GPU of BENCH_SRIOV_VF (sriov model, one VF enabled). Ratio = SR-IOV
+ * cycle time / mdev cycle time (lower: SR-IOV is cheaper).
+ */
+#define SRIOV_TYPE	"H200-35C"
+#define SRIOV_LC_UUID	"b3e5c0de-0000-4000-8000-0000000000c3"
+#define PCI_DEVS	"/sys/bus/pci/devices"
+
+/* The first line of a sysfs file, without its newline; 0 or -errno. */
+static int sysfs_read(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, len, f))
+		buf[0] = '\0';
+	if (ferror(f))
+		err = -EIO;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return err;
+}
+
+/* Seconds for n SR-IOV cycles of VF @vf with type id @id, or -1 and *err. */
+static double sriov_cycles(const char *vf, const char *id, int n, int *err)
+{
+	char cur[256];
+	struct vfio_user u;
+	double t0;
+	int i;
+
+	snprintf(cur, sizeof(cur), PCI_DEVS "/%s/gpuvirt/current_vgpu_type", vf);
+	t0 = now();
+	for (i = 0; i < n; i++) {
+		*err = sysfs_write(cur, id);
+		if (*err)
+			return -1;
+		*err = vgpu_client_open_name(&u, vf);
+		vfio_close(&u);
+		if (*err) {
+			sysfs_write(cur, "0");
+			return -1;
+		}
+		*err = sysfs_write(cur, "0");
+		if (*err)
+			return -1;
+	}
+	return now() - t0;
+}
+
+/* The id VF @vf lists for type @name in creatable_vgpu_types, or 0. */
+static unsigned int sriov_type_id(const char *vf, const char *name)
+{
+	char path[256], line[256], t[128];
+	unsigned int id, found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), PCI_DEVS "/%s/gpuvirt/creatable_vgpu_types", vf);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%u : %127s", &id, t) == 2 && !strcmp(t, name))
+			found = id;
+	fclose(f);
+	return found;
+}
+
+/* Open the vGPU @name (UUID or PCI address): does it answer as ours? */
+static const char *open_is_vgpu(const char *name)
+{
+	struct vfio_user u;
+	uint32_t magic = 0;
+
+	if (vgpu_client_open_name(&u, name))
+		return "cannot open it through VFIO";
+	if (reg_rd(u.device, GPUVIRT_VGPU_REG_MAGIC, &magic) ||
+	    magic != GPUVIRT_VGPU_MAGIC) {
+		vfio_close(&u);
+		return "its BAR0 has no gpuvirt magic";
+	}
+	vfio_close(&u);
+	return NULL;
+}
+
+/*
+ * One SR-IOV cycle, untimed, checking each step: no vGPU before, a UUID
+ * and the type after typing, a vGPU answering on the VF's VFIO device,
+ * no UUID and type 0 after clearing. NULL, or what was wrong.
+ */
+static const char *sriov_check(const char *vf, const char *id)
+{
+	char cur[256], uu[256], buf[64];
+	const char *why;
+
+	snprintf(cur, sizeof(cur), PCI_DEVS "/%s/gpuvirt/current_vgpu_type", vf);
+	snprintf(uu, sizeof(uu), PCI_DEVS "/%s/gpuvirt/vgpu_uuid", vf);
+	if (sysfs_read(uu, buf, sizeof(buf)) || buf[0])
+		return "the VF has a vGPU before the cycle";
+	if (sysfs_write(cur, id))
+		return "typing the VF failed";
+	if (sysfs_read(uu, buf, sizeof(buf)) || strlen(buf) != 36) {
+		sysfs_write(cur, "0");
+		return "no vgpu_uuid after typing";
+	}
+	if (sysfs_read(cur, buf, sizeof(buf)) || strcmp(buf, id)) {
+		sysfs_write(cur, "0");
+		return "current_vgpu_type is not the id written";
+	}
+	why = open_is_vgpu(vf);
+	if (why) {
+		sysfs_write(cur, "0");
+		return why;
+	}
+	if (sysfs_write(cur, "0"))
+		return "clearing the VF failed";
+	if (sysfs_read(uu, buf, sizeof(buf)) || buf[0])
+		return "vgpu_uuid not empty after clearing";
+	if (sysfs_read(cur, buf, sizeof(buf)) || strcmp(buf, "0"))
+		return "current_vgpu_type not 0 after clearing";
+	return NULL;
+}
+
+/* The same for an mdev cycle: absent, created, answering, removed. */
+static const char *mdev_check(const char *type, const char *id)
+{
+	char create[256], dir[256], remove[256];
+	const char *why;
+
+	snprintf(create, sizeof(create), "%s/create", type);
+	snprintf(dir, sizeof(dir), MDEVS "/%s", id);
+	snprintf(remove, sizeof(remove), MDEVS "/%s/remove", id);
+	if (access(dir, F_OK) == 0)
+		return "the mdev exists before the cycle";
+	if (sysfs_write(create, id))
+		return "creating the mdev failed";
+	if (access(dir, F_OK))
+		return "no mdev after create";
+	why = open_is_vgpu(id);
+	if (why) {
+		sysfs_write(remove, "1");
+		return why;
+	}
+	if (sysfs_write(remove, "1"))
+		return "removing the mdev failed";
+	if (access(dir, F_OK) == 0)
+		return "the mdev is still there after remove";
+	return NULL;
+}
+
+static void bench_lifecycle_sriov(void)
+{
+	const char *name = "vgpu_lifecycle_sriov";
+	const char *vf = getenv("BENCH_SRIOV_VF");
+	const char *mg = getenv("BENCH_SRIOV_MDEV_GPU");
+	const char *why = getenv("BENCH_SRIOV_WHY");
+	double ratio[MAX_ROUNDS], ts = 0, tm = 0;
+	char type[256], id[16];
+	int r, err = 0, n = lc_cycles;
+	unsigned int tid;
+
+	if (why && *why) {
+		printf("bench: %s ratio=n/a (%s)\n", name, why);
+		failures++;
+		return;
+	}
+	if (!vf || !*vf || !mg || !*mg) {
+		printf("bench: %s ratio=n/a (no GPUs set up: BENCH_SRIOV_VF and BENCH_SRIOV_MDEV_GPU come from bench/run-guest.sh)\n",
+		       name);
+		failures++;
+		return;
+	}
+	snprintf(type, sizeof(type), PCI_DEVS "/%s/mdev_supported_types/gpuvirt_sim-" SRIOV_TYPE,
+		 mg);
+	tid = sriov_type_id(vf, SRIOV_TYPE);
+	if (!tid) {
+		printf("bench: %s ratio=n/a (VF %s lists no type " SRIOV_TYPE " in creatable_vgpu_types)\n",
+		       name, vf);
+		failures++;
+		return;
+	}
+	snprintf(id, sizeof(id), "%u", tid);
+	printf("info: %s: VF %s type id %s (" SRIOV_TYPE "), against mdev %s\n",
+	       name, vf, id, type);
+
+	/* a checked cycle of each, untimed: each side does what it says */
+	why = sriov_check(vf, id);
+	if (why) {
+		printf("bench: %s ratio=n/a (SR-IOV cycle on %s: %s)\n", name, vf, why);
+		failures++;
+		return;
+	}
+	why = mdev_check(type, SRIOV_LC_UUID);
+	if (why) {
+		printf("bench: %s ratio=n/a (mdev cycle on %s: %s)\n", name, mg, why);
+		failures++;
+		return;
+	}
+
+	for (r = 0; r < rounds; r++) {
+		bool mdev_first = r & 1;
+
+		tm = ts = 0;
+		if (mdev_first)
+			tm = lifecycle(type, SRIOV_LC_UUID, n, &err);
+		if (tm >= 0)
+			ts = sriov_cycles(vf, id, n, &err);
+		if (tm >= 0 && ts >= 0 && !mdev_first)
+			tm = lifecycle(type, SRIOV_LC_UUID, n, &err);
+		if (tm < 0 || ts < 0) {
+			printf("bench: %s ratio=n/a (%s cycle failed in round %d: %s)\n",
+			       name, tm < 0 ? "mdev" : "SR-IOV", r, strerror(-err));
+			failures++;
+			return;
+		}
+		ratio[r] = ts / tm;
+		printf("raw: lifecycle_sriov round=%d cycles=%d sriov=%.2f ms mdev=%.2f ms\n",
+		       r, n, ts / n * 1e3, tm / n * 1e3);
+	}
+
+	/* and the same checks after the timed rounds */
+	why = sriov_check(vf, id);
+	if (!why)
+		why = mdev_check(type, SRIOV_LC_UUID);
+	if (why) {
+		printf("bench: %s ratio=n/a (after the rounds: %s)\n", name, why);
+		failures++;
+		return;
+	}
+	report(name, ratio, rounds,
+	       "[SR-IOV cycle time / mdev cycle time: " SRIOV_TYPE
+	       " VF type+open+close+clear / mdev create+open+close+remove]");
+}
+
+/*
  * f. Display flips with and without the frame rate limiter. A "guest"
  * flips head 0 between two bases and waits for each flip to take effect
  * (HEAD_FLIPS), as a compositor waits for its page flip; with the limiter
@@ -927,7 +1175,7 @@ static void usage(const char *argv0)
 		"usage: %s --uuid UUID [-r ROUNDS] [-s STEADY_MIB] [-t TOUCH_MIB]\n"
 		"          [-k IRQ_BATCH] [-d DOORBELL_BATCH] [-n LIFECYCLE_CYCLES]\n"
 		"          [--label NAME]\n"
-		"          [--only bar2,irq,doorbell,lifecycle,flip]\n"
+		"          [--only bar2,irq,doorbell,lifecycle,sriov,flip]\n"
 		"       %s --cycles gpuvirt|mtty [-r ROUNDS] [-n CYCLES]\n",
 		argv0, argv0);
 	exit(2);
@@ -942,7 +1190,7 @@ int main(int argc, char **argv)
 		{ "cycles", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *only = "bar2,irq,doorbell,lifecycle,flip";
+	const char *only = "bar2,irq,doorbell,lifecycle,sriov,flip";
 	struct vfio_user u;
 	uint32_t magic = 0;
 	int c, err;
@@ -995,5 +1243,7 @@ int main(int argc, char **argv)
 	}
 	if (strstr(only, "lifecycle"))
 		bench_lifecycle();
+	if (strstr(only, "sriov"))
+		bench_lifecycle_sriov();
 	return failures ? 1 : 0;
 }
