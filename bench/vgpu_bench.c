@@ -989,6 +989,73 @@ static const char *mdev_check(const char *type, const char *id)
 	return NULL;
 }
 
+/*
+ * n cycles of one side again, each step timed on its own (make: write
+ * @mk_val to @mk_path; open and close vGPU @name; drop: write @rm_val to
+ * @rm_path), summed into t[0..3]. Not part of the ratio: the clock reads
+ * between the steps would add the same cost to both sides. 0 or -errno.
+ */
+static int cycle_steps(const char *mk_path, const char *mk_val,
+		       const char *name, const char *rm_path,
+		       const char *rm_val, int n, double t[4])
+{
+	struct vfio_user u;
+	double a, b, c, d, e;
+	int i, err;
+
+	t[0] = t[1] = t[2] = t[3] = 0;
+	for (i = 0; i < n; i++) {
+		a = now();
+		err = sysfs_write(mk_path, mk_val);
+		if (err)
+			return err;
+		b = now();
+		err = vgpu_client_open_name(&u, name);
+		c = now();
+		vfio_close(&u);
+		d = now();
+		if (!err)
+			err = sysfs_write(rm_path, rm_val);
+		else
+			sysfs_write(rm_path, rm_val);
+		if (err)
+			return err;
+		e = now();
+		t[0] += b - a;
+		t[1] += c - b;
+		t[2] += d - c;
+		t[3] += e - d;
+	}
+	return 0;
+}
+
+/* raw: where each side's cycle time goes, one pass of n after the rounds */
+static void sriov_steps(const char *vf, const char *id, const char *type, int n)
+{
+	char cur[256], create[300], remove[256];
+	double st[4], mt[4];
+	int err;
+
+	snprintf(cur, sizeof(cur), PCI_DEVS "/%s/gpuvirt/current_vgpu_type", vf);
+	snprintf(create, sizeof(create), "%s/create", type);
+	snprintf(remove, sizeof(remove), MDEVS "/" SRIOV_LC_UUID "/remove");
+	err = cycle_steps(cur, id, vf, cur, "0", n, st);
+	if (!err)
+		err = cycle_steps(create, SRIOV_LC_UUID, SRIOV_LC_UUID, remove,
+				  "1", n, mt);
+	if (err) {
+		printf("note: vgpu_lifecycle_sriov: step timing failed: %s\n",
+		       strerror(-err));
+		return;
+	}
+	printf("raw: lifecycle_sriov steps cycles=%d ms each:"
+	       " sriov type=%.3f open=%.3f close=%.3f clear=%.3f;"
+	       " mdev create=%.3f open=%.3f close=%.3f remove=%.3f\n",
+	       n, st[0] / n * 1e3, st[1] / n * 1e3, st[2] / n * 1e3,
+	       st[3] / n * 1e3, mt[0] / n * 1e3, mt[1] / n * 1e3,
+	       mt[2] / n * 1e3, mt[3] / n * 1e3);
+}
+
 static void bench_lifecycle_sriov(void)
 {
 	const char *name = "vgpu_lifecycle_sriov";
@@ -1071,6 +1138,7 @@ static void bench_lifecycle_sriov(void)
 	report(name, ratio, rounds,
 	       "[SR-IOV cycle time / mdev cycle time: " SRIOV_TYPE
 	       " VF type+open+close+clear / mdev create+open+close+remove]");
+	sriov_steps(vf, id, type, n);
 }
 
 /*
