@@ -65,7 +65,6 @@
 #include <linux/file.h>
 #include <linux/highmem.h>
 #include <linux/interval_tree.h>
-#include <linux/overflow.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -727,7 +726,7 @@ static int gpuvirt_migf_take_rec(struct gpuvirt_migf *f)
 {
 	const struct gpuvirt_migration_rec *r = (void *)f->buf;
 	u32 tag = le32_to_cpu(r->tag), len = le32_to_cpu(r->len);
-	u64 arg = le64_to_cpu(r->arg), off;
+	u64 arg = le64_to_cpu(r->arg);
 	struct page *page;
 
 	if (f->state_done && tag != GPUVIRT_MIGRATION_REC_END)
@@ -742,8 +741,9 @@ static int gpuvirt_migf_take_rec(struct gpuvirt_migf *f)
 		 * payload is copied into it as it arrives.
 		 */
 		if (len != (tag == GPUVIRT_MIGRATION_REC_PAGE ? PAGE_SIZE : 0) ||
-		    check_shl_overflow(arg, PAGE_SHIFT, &off) ||
-		    !gpuvirt_slice_contains(f->m->vram_size, off, PAGE_SIZE))
+		    arg >= f->npages ||
+		    !gpuvirt_slice_contains(f->m->vram_size, arg << PAGE_SHIFT,
+					    PAGE_SIZE))
 			return gpuvirt_migf_refuse(f, "bad page record (page, len)",
 						   arg, len);
 		break;
