@@ -712,31 +712,44 @@ out:
  * close everything, write 1 to remove. Returns seconds for n cycles, or a
  * negative errno.
  */
-static double lifecycle(const char *type, const char *id, int n, int *err)
+/*
+ * Seconds for @n cycles of: write @make_val to @make, open device @dev
+ * with @open and close it, write @undo_val to @undo; or -1 and *@err.
+ */
+static double cycles(const char *make, const char *make_val, const char *undo,
+		     const char *undo_val, const char *dev,
+		     int (*open)(struct vfio_user *, const char *), int n,
+		     int *err)
 {
-	char create[256], remove[256];
 	struct vfio_user u;
 	double t0;
 	int i;
 
-	snprintf(create, sizeof(create), "%s/create", type);
-	snprintf(remove, sizeof(remove), MDEVS "/%s/remove", id);
 	t0 = now();
 	for (i = 0; i < n; i++) {
-		*err = sysfs_write(create, id);
+		*err = sysfs_write(make, make_val);
 		if (*err)
 			return -1;
-		*err = vfio_open(&u, id);
+		*err = open(&u, dev);
 		vfio_close(&u);
 		if (*err) {
-			sysfs_write(remove, "1");
+			sysfs_write(undo, undo_val);
 			return -1;
 		}
-		*err = sysfs_write(remove, "1");
+		*err = sysfs_write(undo, undo_val);
 		if (*err)
 			return -1;
 	}
 	return now() - t0;
+}
+
+static double lifecycle(const char *type, const char *id, int n, int *err)
+{
+	char create[256], remove[256];
+
+	snprintf(create, sizeof(create), "%s/create", type);
+	snprintf(remove, sizeof(remove), MDEVS "/%s/remove", id);
+	return cycles(create, id, remove, "1", id, vgpu_client_open, n, err);
 }
 
 /* --cycles: one driver's lifecycles alone, for a profile of its path */
@@ -866,27 +879,9 @@ static int sysfs_read(const char *path, char *buf, size_t len)
 static double sriov_cycles(const char *vf, const char *id, int n, int *err)
 {
 	char cur[256];
-	struct vfio_user u;
-	double t0;
-	int i;
 
 	snprintf(cur, sizeof(cur), PCI_DEVS "/%s/gpuvirt/current_vgpu_type", vf);
-	t0 = now();
-	for (i = 0; i < n; i++) {
-		*err = sysfs_write(cur, id);
-		if (*err)
-			return -1;
-		*err = vgpu_client_open_name(&u, vf);
-		vfio_close(&u);
-		if (*err) {
-			sysfs_write(cur, "0");
-			return -1;
-		}
-		*err = sysfs_write(cur, "0");
-		if (*err)
-			return -1;
-	}
-	return now() - t0;
+	return cycles(cur, id, cur, "0", vf, vgpu_client_open_name, n, err);
 }
 
 /* The id VF @vf lists for type @name in creatable_vgpu_types, or 0. */
