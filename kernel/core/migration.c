@@ -233,13 +233,28 @@ void gpuvirt_migration_dirty(struct gpuvirt_migration *m, u64 off, u64 len)
 	spin_unlock(&m->dirty_lock);
 }
 
+/**
+ * gpuvirt_migration_tracking() - are the device's writes being tracked?
+ * @m: the device
+ *
+ * For a CPU fault on VRAM, which holds what ops->cpu_revoke() takes
+ * against new mappings: tracking cannot start under it, and if it stops
+ * meanwhile the fault merely maps less than it could have.
+ *
+ * Return: true while a pre-copy save file tracks the writes.
+ */
+bool gpuvirt_migration_tracking(struct gpuvirt_migration *m)
+{
+	return READ_ONCE(m->dirty);
+}
+
 static void gpuvirt_migration_track_stop(struct gpuvirt_migration *m)
 {
 	unsigned long *d;
 
 	spin_lock(&m->dirty_lock);
 	d = m->dirty;
-	m->dirty = NULL;
+	WRITE_ONCE(m->dirty, NULL);
 	spin_unlock(&m->dirty_lock);
 	kvfree(d);
 }
@@ -978,7 +993,7 @@ static struct file *gpuvirt_migration_save_open(struct gpuvirt_migration *m,
 		/* from here on every write is counted: scan after */
 		m->ops->cpu_revoke(m, true);
 		spin_lock(&m->dirty_lock);
-		m->dirty = dirty;
+		WRITE_ONCE(m->dirty, dirty);
 		spin_unlock(&m->dirty_lock);
 		m->ops->cpu_revoke(m, false);
 	} else {

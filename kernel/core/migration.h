@@ -174,7 +174,9 @@ struct gpuvirt_migration_log {
  * @dirty_lock: protects @dirty. Innermost: taken inside the device's locks
  *	and inside mmap_lock (faults).
  * @dirty: pages written since the last collection, while a save file
- *	tracks them (PRE_COPY), else NULL
+ *	tracks them (PRE_COPY), else NULL. Set under @dirty_lock and inside
+ *	ops->cpu_revoke(), so a fault that holds the device's lock against
+ *	revocation reads it stably (gpuvirt_migration_tracking())
  * @stats_lock: protects @stats, which the data files update under their
  *	own lock. Innermost.
  */
@@ -205,6 +207,7 @@ void gpuvirt_migration_fini(struct gpuvirt_migration *m);
 void gpuvirt_migration_close(struct gpuvirt_migration *m);
 void gpuvirt_migration_reset(struct gpuvirt_migration *m);
 void gpuvirt_migration_dirty(struct gpuvirt_migration *m, u64 off, u64 len);
+bool gpuvirt_migration_tracking(struct gpuvirt_migration *m);
 void gpuvirt_migration_get(struct gpuvirt_migration *m,
 			   struct gpuvirt_migration_stats *stats);
 const char *gpuvirt_migration_state_name(enum vfio_device_mig_state state);

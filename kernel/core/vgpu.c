@@ -630,6 +630,12 @@ static ssize_t gpuvirt_vgpu_write(struct vfio_device *vdev,
  * it is first backed, and charged to the host memory cap, whose refusal
  * ends the fault-around quietly (only the faulting page's own refusal is
  * the guest's SIGBUS).
+ *
+ * While migration tracks writes (pre-copy), a fault maps its own page
+ * alone. Every page mapped counts as written, as a store through it would
+ * not fault again; mapping a block would send up to 16 pages again for
+ * each one the guest wrote, and pre-copy would stop converging at a write
+ * rate 16 times lower than it has to.
  */
 #define GPUVIRT_VGPU_FAULT_AROUND	16
 
@@ -689,7 +695,7 @@ static vm_fault_t gpuvirt_vgpu_vm_fault(struct vm_fault *vmf)
 	else if (err == -ENOMEM)
 		ret = VM_FAULT_OOM;	/* a page table, not backing */
 	/* Out of backing (-ENOSPC) is the guest's SIGBUS, never the host's OOM. */
-	if (ret != VM_FAULT_NOPAGE)
+	if (ret != VM_FAULT_NOPAGE || gpuvirt_migration_tracking(&vgpu->mig))
 		goto out;
 
 	/* the rest of the block, inside the VMA and the slice */
