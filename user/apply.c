@@ -170,7 +170,18 @@ static int state_vgpu_cb(const struct nlmsghdr *nlh, void *data)
 
 static int dump(struct ctx *ctx, uint8_t cmd, nl_msg_cb cb, void *data)
 {
-	nl_msg_start(ctx->nl, cmd, NLM_F_DUMP);
+	struct nlmsghdr *nlh;
+
+	nlh = nl_msg_start(ctx->nl, cmd, NLM_F_DUMP);
+	/*
+	 * The plan reads no vGPU counters: a dump without them is half the
+	 * size. A module older than omit refuses it; nl_exchange() then asks
+	 * again without it.
+	 */
+	if (cmd == GPUVIRT_CMD_VGPU_GET)
+		nl_put_optional_u32(ctx->nl, nlh, GPUVIRT_A_VGPU_OMIT,
+				    GPUVIRT_VGPU_OMIT_STATS |
+				    GPUVIRT_VGPU_OMIT_MIGRATION);
 	if (nl_exchange(ctx->nl, cb, data)) {
 		if (ctx->nl->error.err)
 			nl_perror(ctx->nl, NULL);

@@ -82,10 +82,10 @@ static int extack_attr_cb(const struct nlattr *attr, void *data)
  * Decode the TLVs of an NLMSG_ERROR or NLMSG_DONE message that start
  * @offset bytes into its payload.
  */
-static void extack_parse(struct nl *nl, const struct nlmsghdr *nlh,
+static void extack_parse(struct nl_error *e, const struct nlmsghdr *nlh,
 			 size_t offset, const struct nlmsghdr *req)
 {
-	struct extack_ctx x = { .e = &nl->error, .req = req };
+	struct extack_ctx x = { .e = e, .req = req };
 
 	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
 		return;
@@ -94,32 +94,41 @@ static void extack_parse(struct nl *nl, const struct nlmsghdr *nlh,
 	mnl_attr_parse(nlh, (unsigned int)offset, extack_attr_cb, &x);
 }
 
-/* Returns the (negative) error of an NLMSG_ERROR message, 0 for an ack. */
-static int handle_error_msg(struct nl *nl, const struct nlmsghdr *nlh,
-			    const struct nlmsghdr *req)
+int nl_error_parse(struct nl_error *e, const struct nlmsghdr *nlh,
+		   const struct nlmsghdr *req)
 {
 	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
 	size_t offset = sizeof(*err);
 
+	error_reset(e);
 	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*err)) {
-		nl->error.err = EBADMSG;
+		e->err = EBADMSG;
 		return -EBADMSG;
 	}
 	/* Without NETLINK_CAP_ACK the request follows its header. */
 	if (!(nlh->nlmsg_flags & NLM_F_CAPPED) &&
 	    err->msg.nlmsg_len > NLMSG_HDRLEN)
 		offset += err->msg.nlmsg_len - NLMSG_HDRLEN;
-	extack_parse(nl, nlh, offset, req);
+	extack_parse(e, nlh, offset, req);
+	if (err->error >= 0)
+		return 0;
+	e->err = -err->error;
+	return err->error;
+}
 
-	if (err->error >= 0) {
+/* Returns the (negative) error of an NLMSG_ERROR message, 0 for an ack. */
+static int handle_error_msg(struct nl *nl, const struct nlmsghdr *nlh,
+			    const struct nlmsghdr *req)
+{
+	int ret = nl_error_parse(&nl->error, nlh, req);
+
+	if (!ret) {
 		/* An ack, possibly with a warning. */
 		if (nl->error.msg[0])
 			err_print("warning: %s", nl->error.msg);
 		error_reset(&nl->error);
-		return 0;
 	}
-	nl->error.err = -err->error;
-	return err->error;
+	return ret;
 }
 
 static int handle_done_msg(struct nl *nl, const struct nlmsghdr *nlh,
@@ -131,7 +140,7 @@ static int handle_done_msg(struct nl *nl, const struct nlmsghdr *nlh,
 		memcpy(&err, mnl_nlmsg_get_payload(nlh), sizeof(err));
 	if (err >= 0)
 		return 0;
-	extack_parse(nl, nlh, sizeof(err), req);
+	extack_parse(&nl->error, nlh, sizeof(err), req);
 	nl->error.err = -err;
 	return err;
 }
@@ -162,6 +171,7 @@ static struct nlmsghdr *msg_start(struct nl *nl, uint16_t type, uint8_t cmd,
 	if (!(flags & NLM_F_DUMP))
 		nlh->nlmsg_flags |= NLM_F_ACK;
 	nlh->nlmsg_seq = ++nl->seq;
+	nl->opt_type = 0;
 
 	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
 	genl->cmd = cmd;
@@ -174,7 +184,12 @@ struct nlmsghdr *nl_msg_start(struct nl *nl, uint8_t cmd, uint16_t flags)
 	return msg_start(nl, nl->fam.id, cmd, (uint8_t)nl->fam.version, flags);
 }
 
-int nl_exchange(struct nl *nl, nl_msg_cb cb, void *data)
+/*
+ * nl_exchange() of the request as it is; *@replies counts the replies
+ * handed to @cb.
+ */
+static int exchange(struct nl *nl, nl_msg_cb cb, void *data,
+		    unsigned int *replies)
 {
 	const struct nlmsghdr *req = (const struct nlmsghdr *)nl->req;
 	const struct nlmsghdr *nlh;
@@ -223,14 +238,89 @@ int nl_exchange(struct nl *nl, nl_msg_cb cb, void *data)
 			 * After a callback failure keep reading, so that the
 			 * dump ends cleanly, but call it no more.
 			 */
-			if (!ret && cb)
+			if (!ret && cb) {
+				(*replies)++;
 				ret = cb(nlh, data);
+			}
 			if (ret && !dump)
 				return ret;
 		}
 		if (ret && !dump)
 			return ret;
 	}
+}
+
+/* Optional attributes ---------------------------------------------------- */
+
+static bool opt_refused(const struct nl *nl, uint8_t cmd, uint16_t type)
+{
+	unsigned int i;
+
+	for (i = 0; i < nl->n_refused; i++)
+		if (nl->refused[i].cmd == cmd && nl->refused[i].type == type)
+			return true;
+	return false;
+}
+
+void nl_put_optional_u32(struct nl *nl, struct nlmsghdr *nlh, uint16_t type,
+			 uint32_t val)
+{
+	int cmd = nl_genl_cmd(nlh);
+
+	if (cmd < 0 || opt_refused(nl, (uint8_t)cmd, type))
+		return;
+	mnl_attr_put_u32(nlh, type, val);
+	nl->opt_type = type;
+}
+
+bool nl_req_drop_refused(struct nlmsghdr *req, const struct nl_error *e,
+			 uint16_t type)
+{
+	const struct nlattr *a;
+
+	if (e->err != EINVAL || !e->has_offs)
+		return false;
+	/* a top-level attribute of the request, whole, at that offset */
+	mnl_attr_for_each(a, req, GENL_HDRLEN) {
+		uint32_t offs = (uint32_t)((const char *)a - (const char *)req);
+		uint32_t len;
+
+		if (offs != e->offs)
+			continue;
+		if (mnl_attr_get_type(a) != type)
+			return false;
+		len = MNL_ALIGN(a->nla_len);
+		if (len > req->nlmsg_len - offs)
+			len = req->nlmsg_len - offs;
+		memmove((char *)req + offs, (char *)req + offs + len,
+			req->nlmsg_len - offs - len);
+		req->nlmsg_len -= len;
+		return true;
+	}
+	return false;
+}
+
+int nl_exchange(struct nl *nl, nl_msg_cb cb, void *data)
+{
+	struct nlmsghdr *req = (struct nlmsghdr *)nl->req;
+	uint16_t type = nl->opt_type;
+	unsigned int replies = 0;
+	int ret, cmd;
+
+	nl->opt_type = 0;
+	ret = exchange(nl, cb, data, &replies);
+	/* a refusal comes before any reply: none is handed over twice */
+	if (!ret || !type || replies ||
+	    !nl_req_drop_refused(req, &nl->error, type))
+		return ret;
+	cmd = nl_genl_cmd(req);
+	if (nl->n_refused < NL_MAX_REFUSED) {
+		nl->refused[nl->n_refused].cmd = (uint8_t)cmd;
+		nl->refused[nl->n_refused].type = type;
+		nl->n_refused++;
+	}
+	req->nlmsg_seq = ++nl->seq;
+	return exchange(nl, cb, data, &replies);
 }
 
 /* Family resolution ------------------------------------------------------ */

@@ -2,7 +2,8 @@
 /*
  * Generic netlink plumbing on top of libmnl: the socket, family and multicast
  * group resolution through the nlctrl family, request/reply and dump
- * exchanges, extended ack decoding, and the multicast receive loop.
+ * exchanges, extended ack decoding, optional attributes that an older
+ * module may refuse, and the multicast receive loop.
  */
 #ifndef GPUVIRTCTL_NL_H
 #define GPUVIRTCTL_NL_H
@@ -15,6 +16,8 @@
 #include <linux/genetlink.h>
 
 #define NL_MAX_GROUPS	8
+/* Optional attributes the kernel refused, remembered per process. */
+#define NL_MAX_REFUSED	4
 
 struct nl_family {
 	uint16_t id;
@@ -45,6 +48,12 @@ struct nl {
 	struct nl_error error;
 	char *req;		/* the request being built and sent */
 	char *rbuf;		/* receive buffer */
+	uint16_t opt_type;	/* the optional attribute in req, or 0 */
+	unsigned int n_refused;
+	struct {
+		uint8_t cmd;
+		uint16_t type;
+	} refused[NL_MAX_REFUSED];	/* by this module: never sent again */
 };
 
 /*
@@ -79,9 +88,46 @@ struct nlmsghdr *nl_msg_start(struct nl *nl, uint8_t cmd, uint16_t flags);
 /*
  * Send nl->req and call @cb for each reply until the ack or the end of the
  * dump. Returns 0, a negative errno with nl->error filled when the kernel
- * refused, or the negative value @cb returned.
+ * refused, or the negative value @cb returned. A request that the kernel
+ * refused for its optional attribute (nl_put_optional_u32()) is sent once
+ * more, without it.
  */
 int nl_exchange(struct nl *nl, nl_msg_cb cb, void *data);
+
+/*
+ * Put an optional attribute into the request nl_msg_start() began: one
+ * that only spares the kernel work, such as vgpu-get's omit, and that a
+ * module older than it refuses (an unknown attribute under strict
+ * validation). When the kernel refuses the request for it,
+ * nl_exchange() sends the request again without it, and from then on
+ * this process leaves the attribute out of that command: a module older
+ * than the attribute costs one more round trip per process, a newer one
+ * none. One optional attribute per request.
+ */
+void nl_put_optional_u32(struct nl *nl, struct nlmsghdr *nlh, uint16_t type,
+			 uint32_t val);
+
+/*
+ * Decode an NLMSG_ERROR message @nlh into @e. @req, the request it
+ * answers, gives the type of the attribute that the extack offset points
+ * at (e->bad_type); it may be NULL. Returns the message's error: 0 for an
+ * ack, else a negative errno, also in e->err (positive); -EBADMSG for a
+ * message too short to be one.
+ */
+int nl_error_parse(struct nl_error *e, const struct nlmsghdr *nlh,
+		   const struct nlmsghdr *req);
+
+/*
+ * Did the kernel refuse @req (@e, as nl_error_parse() left it) for its
+ * top-level attribute of @type? That is EINVAL with the extack offset at
+ * that attribute, as strict validation answers an attribute the module
+ * does not know ("Unknown attribute type" above the command's largest
+ * one, "Unsupported attribute" for one without a policy). Then the
+ * attribute is taken out of @req, which is otherwise unchanged, and it
+ * returns true; otherwise @req is left as it is.
+ */
+bool nl_req_drop_refused(struct nlmsghdr *req, const struct nl_error *e,
+			 uint16_t type);
 
 /* Print nl->error through err_print(), naming attributes with @names. */
 void nl_perror(const struct nl *nl, const struct nl_attr_names *names);

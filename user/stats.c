@@ -251,9 +251,14 @@ static int vgpu_cb(const struct nlmsghdr *nlh, void *data)
 static int dump(struct ctx *ctx, uint8_t cmd, nl_msg_cb cb,
 		struct stats_state *st)
 {
+	struct nlmsghdr *nlh;
 	int ret;
 
-	nl_msg_start(ctx->nl, cmd, NLM_F_DUMP);
+	nlh = nl_msg_start(ctx->nl, cmd, NLM_F_DUMP);
+	/* no metric comes from a vGPU's migration nest: spare the kernel it */
+	if (cmd == GPUVIRT_CMD_VGPU_GET)
+		nl_put_optional_u32(ctx->nl, nlh, GPUVIRT_A_VGPU_OMIT,
+				    GPUVIRT_VGPU_OMIT_MIGRATION);
 	ret = nl_exchange(ctx->nl, cb, st);
 	if (ret && ctx->nl->error.err)
 		nl_perror(ctx->nl, NULL);

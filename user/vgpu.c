@@ -1085,6 +1085,10 @@ static int vgpu_del(struct ctx *ctx, const void *o, uint64_t given)
 	 */
 	nlh = nl_msg_start(ctx->nl, GPUVIRT_CMD_VGPU_GET, 0);
 	mnl_attr_put_strz(nlh, GPUVIRT_A_VGPU_UUID, opts->uuid);
+	/* only its VF is read: not its counters (a batch asks once a vGPU) */
+	nl_put_optional_u32(ctx->nl, nlh, GPUVIRT_A_VGPU_OMIT,
+			    GPUVIRT_VGPU_OMIT_STATS |
+			    GPUVIRT_VGPU_OMIT_MIGRATION);
 	if (nl_exchange(ctx->nl, vgpu_vf_cb, vf)) {
 		/* not gpuvirt's: another stack's, or the kernel's answer */
 		struct nl_error nl_err = ctx->nl->error;
