@@ -5,6 +5,9 @@
 #   make                  modules for KVER plus gpuvirtctl and the tests
 #   make modules          kernel modules only, into build/$(KVER)/
 #   make test-modules     the test-only kernel modules of the VM suite
+#   make skew-modules     the modules of the commit before vgpu-get's omit, into
+#                         build/skew/$(KVER)/ko/, for the VM test of gpuvirtctl
+#                         against an older module (needs the clone's history)
 #   make user             gpuvirtctl, into build/user/
 #   make check            every test, each VM test on the kernels selftests/vm/LANES
 #                         gives it; a step table in build/check-times.txt
@@ -31,7 +34,7 @@ KARGS ?=
 export SRC
 
 .PHONY: all modules test-modules user check check-full check-package demo deps clean ynl help \
-	mdev-samples
+	mdev-samples skew-modules
 
 all: modules user vm-tests
 
@@ -75,6 +78,13 @@ test-modules: modules
 mdev-samples:
 	@$(SRC)/scripts/mdev-samples.sh $(KVER) $(KBUILD)/mdev-samples
 
+# gpuvirt's modules as they were before vgpu-get's omit, built for KVER from
+# the clone's history (scripts/skew-modules.sh): a host whose package was
+# upgraded runs the old module until it reloads it, and the VM test
+# gpuvirtctl_skew.sh runs today's gpuvirtctl against them.
+skew-modules:
+	@$(SRC)/scripts/skew-modules.sh $(KVER) $(KDIR) $(SRC)/build/skew/$(KVER) $(KBUILD)/kernel
+
 -include user/Makefile.inc
 
 # Every test; see scripts/check.sh for the steps and
@@ -103,7 +113,7 @@ clean:
 	rm -rf $(SRC)/build
 
 help:
-	@sed -n '3,22p' $(SRC)/Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,25p' $(SRC)/Makefile | sed 's/^# \{0,1\}//'
 -include selftests/Makefile.inc
 -include selftests/debug/Makefile.inc
 -include fuzz/Makefile.inc

@@ -8,7 +8,9 @@
 #
 #   1. scripts/debug-kernel.sh builds the kernel, or reuses the cached one;
 #   2. our modules are built against its tree (make modules KDIR=...), and
-#      the test programs (make user vm-tests debug-tests);
+#      the test programs (make user vm-tests debug-tests); with --full also
+#      the modules before vgpu-get's omit (make skew-modules), which
+#      gpuvirtctl_skew.sh loads;
 #   3. suite: the VM tests of the debug lane (scripts/vm-lanes.sh debug:
 #      those that selftests/vm/LANES puts there, the tests of lifetimes,
 #      teardown, concurrency and hostile input; --full: every test of
@@ -32,7 +34,7 @@
 # number of CPUs) run at once; every guest has the whole test topology.
 #
 # Usage: scripts/check-debug.sh [--full] [--no-build] [PART[:I/N]...]
-#        scripts/check-debug.sh --build-only
+#        scripts/check-debug.sh [--full] --build-only
 #        scripts/check-debug.sh --seed
 #   PART       suite, fail-nth or commands (races: the races command
 #              alone); default: all three. PART:I/N runs the I-th of N
@@ -150,6 +152,12 @@ if [ $build = 1 ]; then
 		! make -s user vm-tests debug-tests >>"$log" 2>&1; then
 		tail -n 30 "$log" >&2
 		die "the build failed"
+	fi
+	# without them (a clone without the commit) the rest runs, and
+	# gpuvirtctl_skew.sh fails saying why
+	if [ $full = 1 ] && ! make -s skew-modules KVER="$kver" KDIR="$dir/linux" >>"$log" 2>&1; then
+		tail -n 5 "$log" >&2
+		echo "check-debug: the modules before omit did not build: gpuvirtctl_skew.sh will fail" >&2
 	fi
 	echo "check-debug: modules and tests built ($(($(date +%s) - s)) s)" >&2
 fi
