@@ -9,9 +9,9 @@
 # against them: a host whose package was upgraded (DKMS built the new
 # modules) still runs the old module until it reboots or reloads it.
 #
-# The commit must be in the clone's history (CI clones it whole): without
-# it this fails, naming the commit; a shallow clone needs
-# "git fetch --unshallow". The result is kept until the commit or the
+# The commit must be in the clone's history (CI clones it whole): a
+# shallow clone fetches the rest from its origin first, and where that
+# cannot be done this fails, naming the commit. The result is kept until the commit or the
 # kernel's headers change, in OUTDIR and, where it may write there, in
 # ${GPUVIRT_SKEW_CACHE:-/var/cache/gpuvirt/skew}/<commit>-<kver>-<headers>/
 # for the next clone (make check runs in a fresh one): a module build
@@ -57,11 +57,16 @@ tree() {
 			die "no git here to take the tree before omit out of the history, and no $out/src from skew-modules.sh --tree"
 		return 0
 	fi
+	# a shallow clone gets the history from its origin, where it can
+	if [ "$(git -C "$SRC" rev-parse --is-shallow-repository 2>/dev/null)" = true ] &&
+		! git -C "$SRC" rev-parse -q --verify "$OMIT_COMMIT^{commit}^" >/dev/null 2>&1; then
+		git -C "$SRC" fetch -q --unshallow 2>/dev/null || true
+	fi
 	# without the commit, nothing of an earlier build is left to be taken
 	# for this one
 	rev=$(git -C "$SRC" rev-parse -q --verify "$OMIT_COMMIT^{commit}^" 2>/dev/null) || {
 		rm -rf "$out"
-		die "commit $OMIT_COMMIT (vgpu-get omit) or its parent is not in the history of $SRC; the VM test of gpuvirtctl against a module older than omit needs it (a shallow clone: git fetch --unshallow)"
+		die "commit $OMIT_COMMIT (vgpu-get omit) or its parent is not in the history of $SRC; the VM test of gpuvirtctl against a module older than omit needs it (a shallow clone whose origin could not give the rest)"
 	}
 	[ "$(cat "$out/src/.rev" 2>/dev/null)" = "$rev" ] && return 0
 	rm -rf "$out"
