@@ -123,10 +123,12 @@ libvirt_stop() {
 
 	pid=$(cat $LIBVIRT_PID 2>/dev/null)
 	if [ -n "$pid" ] && kill "$pid" 2>/dev/null; then
-		for i in $(seq 20); do
+		for i in $(seq 40); do
 			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.25
 		done
+		# one that hangs on a domain's job must not outlive the test
+		kill -KILL "$pid" 2>/dev/null
 	fi
 	udevadm control --exit 2>/dev/null
 }

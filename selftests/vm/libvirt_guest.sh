@@ -29,6 +29,8 @@
 vmt_init
 # shellcheck source=selftests/lib/libvirt.sh
 . selftests/lib/libvirt.sh
+# shellcheck source=selftests/lib/hangwatch.sh
+. selftests/lib/hangwatch.sh
 
 PF=/sys/bus/pci/devices/8000:00:00.0
 VF=/sys/bus/pci/devices/8000:00:00.1
@@ -54,11 +56,18 @@ libvirt_enter "$@"
 vmt_tmpdir
 
 cleanup() {
-	local d
+	local d p
 
 	[ "$KTAP_FAIL" -ne 0 ] && ktap_diag "libvirtd's log:" "$(tail -n 20 "$LIBVIRT_LOG" 2>/dev/null)"
 	for d in gv-save gv-vf; do
-		$VIRSH destroy $d >/dev/null 2>&1
+		timeout 60 $VIRSH destroy $d >/dev/null 2>&1
+		# a libvirtd that does not answer leaves its QEMU, which holds
+		# the vGPU: the tests after this one want it let go
+		p=$(cat /run/libvirt/qemu/$d.pid 2>/dev/null)
+		if [ -n "$p" ] && [ "$(cat /proc/"$p"/comm 2>/dev/null)" = qemu-system-x86 ]; then
+			ktap_diag "QEMU of $d (pid $p) outlived virsh destroy: SIGKILL"
+			kill -KILL "$p"
+		fi
 	done
 	libvirt_stop
 	vmt_remove_mdevs
@@ -74,8 +83,9 @@ vmt_on_exit cleanup
 ON_BUS0="<address type='pci' domain='0x0000' bus='0x00' slot='0x05' function='0x0'/>"
 
 # guest_xml NAME CONSOLE HOSTDEV [OVERRIDE]: a TCG domain running the live
-# guest with the one device HOSTDEV; its debug console appends to CONSOLE;
-# OVERRIDE: a <qemu:override> element
+# guest with the one device HOSTDEV; its debug console appends to CONSOLE,
+# and it has a QMP socket of its own, $T/NAME.qmp, beside libvirt's (for
+# the diagnostics of a hang); OVERRIDE: a <qemu:override> element
 guest_xml() {
 	cat <<EOF
 <domain type='qemu' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>
@@ -98,6 +108,8 @@ guest_xml() {
     <qemu:arg value='file,id=gvcon,path=$2,append=on'/>
     <qemu:arg value='-device'/>
     <qemu:arg value='isa-debugcon,iobase=0xe9,chardev=gvcon'/>
+    <qemu:arg value='-qmp'/>
+    <qemu:arg value='unix:$T/$1.qmp,server=on,wait=off'/>
   </qemu:commandline>
   ${4:-}
 </domain>
@@ -187,12 +199,39 @@ ktap_diag "$(cat "$T/out")" "$($JUDGE "$CON")" "3 rounds in $((SECONDS - t0)) s"
 [ $rc -eq 0 ] && $JUDGE "$CON" --min 3 >/dev/null
 ktap_result $? "a domain with the vGPU as an mdev hostdev runs the guest: 3 rounds, every result right"
 
-# 3: virsh save; the domain is gone, the vGPU closed, running again
+# save_stuck WHEN: where a virsh save that has not ended waits (hw_watch):
+# QEMU, virsh and libvirtd thread by thread, QEMU's migration through its
+# own QMP socket and its trace events, the vGPU in debugfs, and a verdict
+# line when it is QEMU's stall of a paused domain's migration
+save_stuck() {
+	{
+		echo "virsh save is still $1; the save file: $(stat -c %s "$T/gv-save.img") bytes"
+		echo "the vGPU: $(tr '\n' ' ' <"$CORE/sim0/vgpus/$UM/migration")"
+		hw_dump --procs '^(qemu-system-x86|virsh|libvirtd|virtlogd|libvirt_iohelp.*)$' \
+			--qmp "$T/gv-save.qmp" --trace 2 --log /var/log/libvirt/qemu/gv-save.log --busy 8
+		echo "libvirt's job: $(timeout 10 $VIRSH domjobinfo gv-save 2>&1 | paste -sd' ')"
+		echo "the vGPU: $(tr '\n' ' ' <"$CORE/sim0/vgpus/$UM/migration")"
+	} >"$T/stuck" 2>&1
+	hw_diag <"$T/stuck"
+	grep '^verdict: ' "$T/stuck" >>"$T/verdict"
+}
+
+# 3: virsh save; the domain is gone, the vGPU closed, running again. A save
+# that has not ended after 60 s (it takes seconds) says where it waits, and
+# one that has not after 180 s is given up and aborted; neither judges how
+# long it took.
 s0=$(mig $UM saves) l0=$(mig $UM dma_log_starts)
-$VIRSH save gv-save "$T/gv-save.img" >"$T/out" 2>&1
+t0=$SECONDS
+: >"$T/verdict"
+hw_watch 60 180 save_stuck "$T/out" $VIRSH save gv-save "$T/gv-save.img"
 rc=$?
+if [ $rc = 124 ]; then
+	ktap_diag "virsh domjobabort: $(timeout 30 $VIRSH domjobabort gv-save 2>&1)"
+	[ -s "$T/verdict" ] && ktap_diag "QEMU's stall of a paused domain's migration (see the verdict above)"
+fi
 at=$(last_round "$CON")
-ktap_diag "$(cat "$T/out")" "saved at round $at" "$(tr '\n' ' ' <"$CORE/sim0/vgpus/$UM/migration")"
+ktap_diag "$(cat "$T/out")" "saved at round $at in $((SECONDS - t0)) s" \
+	"$(tr '\n' ' ' <"$CORE/sim0/vgpus/$UM/migration")"
 # with a DMA log, QEMU started it and read it; without, none was started
 if [ "$LOGGED" = 1 ]; then
 	how="QEMU's default: the DMA log started and reported clean"
