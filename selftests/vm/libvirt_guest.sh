@@ -7,7 +7,9 @@
 #
 #  1. a domain with an mdev vGPU (<hostdev type='mdev' model='vfio-pci'>)
 #     runs the bare-metal guest in its live mode; "virsh save" stops it into
-#     a file and "virsh restore" brings it back on the same vGPU, where it
+#     a file (its downtime limit raised first, as the admin guide says: QEMU
+#     10.0 may never end the save of a paused domain otherwise) and "virsh
+#     restore" brings it back on the same vGPU, where it
 #     goes on: every round once and in order, its work checked; debugfs
 #     shows one save and one resume. QEMU 10 migrates a VFIO device only if
 #     the device or the IOMMU tracks its DMA, or if told enable-migration=on.
@@ -242,10 +244,10 @@ vmt_on_exit busy_stop
 # 10.0 switches over only once what is left fits its downtime limit at the
 # throughput it measured over the last 100 ms; a stopped VFIO device's
 # state (the vGPU's, 0.7 MB here) goes only at the switchover, so when the
-# RAM has gone out after QEMU's first measure, the throughput it measures
-# next is that of its idle loop (a few hundred bytes in 100 ms), nothing
-# fits, and it iterates without end (admin-guide.rst, "Live migration,
-# save and restore"). The guest is paused already, so any downtime will
+# RAM outlasts QEMU's first measure and its last 100 ms carried too little,
+# the throughput QEMU measures next is that of its idle loop (a few
+# hundred bytes in 100 ms), nothing fits, and it iterates without end
+# (admin-guide.rst, "Live migration, save and restore"). The guest is paused already, so any downtime will
 # do: the limit is raised to QEMU's largest (2000 s), as the admin guide
 # says, with libvirt's migrate-setmaxdowntime. The save runs while the
 # test VM's CPUs are busy, as on a loaded host: then the RAM outlasts that
