@@ -32,17 +32,12 @@ hw_dump() {
 }
 
 hw_watch() {
-	local warn=$1 max=$2 dump=$3 out=$4 pid t0=$SECONDS warned=0 st
+	local warn=$1 max=$2 dump=$3 out=$4 pid t0=$SECONDS warned=0
 
 	shift 4
 	"$@" >"$out" 2>&1 &
 	pid=$!
-	while :; do
-		st=
-		{ read -r st <"/proc/$pid/stat"; } 2>/dev/null
-		st=${st##*) }
-		st=${st%% *}
-		{ [ -n "$st" ] && [ "$st" != Z ]; } || break
+	while vmt_alive "$pid"; do
 		if [ $warned = 0 ] && [ $((SECONDS - t0)) -ge "$warn" ]; then
 			warned=1
 			"$dump" "running for $warn s"

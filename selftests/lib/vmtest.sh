@@ -140,8 +140,18 @@ vmt_tmpdir() {
 	vmt_on_exit rm -rf "$T"
 }
 
+# vmt_alive PID: the process runs (exists and is not a zombie)
+vmt_alive() {
+	local st=
+
+	{ read -r st <"/proc/$1/stat"; } 2>/dev/null
+	st=${st##*) }
+	st=${st%% *}
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+
 vmt_reap() {
-	local v p st end
+	local v p end
 
 	for v; do
 		p=${!v:-}
@@ -150,16 +160,10 @@ vmt_reap() {
 		# a process that ignores SIGTERM gets 10 s, then SIGKILL: the
 		# wait below must not outlast the test's own time limit
 		end=$((SECONDS + 10))
-		while :; do
-			st=
-			{ read -r st <"/proc/$p/stat"; } 2>/dev/null
-			st=${st##*) }
-			st=${st%% *}
-			{ [ -n "$st" ] && [ "$st" != Z ]; } || break
-			[ $SECONDS -lt $end ] || break
+		while vmt_alive "$p" && [ $SECONDS -lt $end ]; do
 			sleep 0.1
 		done
-		if [ -n "$st" ] && [ "$st" != Z ]; then
+		if vmt_alive "$p"; then
 			echo "# vmt_reap: $v (pid $p) outlived SIGTERM by 10 s: SIGKILL"
 			kill -KILL "$p" 2>/dev/null
 		fi
