@@ -2078,8 +2078,16 @@ static void note_logged(const struct klog *k, double t)
 }
 
 /*
- * Refusal lines the kernel printed in the last 5.5 s: at 10 or more, the
- * next one may be rate-limited away.
+ * Refusal lines noted in the 5.5 s before @t: at 10 or more, a line the
+ * kernel tried to print after @t may have been rate-limited away.
+ *
+ * The kernel allows each call site 10 lines in a window of 5 s that opens
+ * with the first line printed after the last window closed. A line it
+ * drops at time p was preceded by 10 printed in the 5 s before p. When @t
+ * is taken before p, and each line is noted when it was read (after it was
+ * printed), all 10 were noted less than 5 s before @t; the 0.5 s more
+ * is for the tick of the kernel's clock. Counting every site together
+ * only makes the count larger.
  */
 static unsigned int recent_logged(double t)
 {
@@ -2314,7 +2322,8 @@ static bool run_stream(const struct gvs_stream *s, struct rng *r, bool sanity,
 	}
 	klog_drain(&kl);
 	klog_scan(&kl, SC_KLOG);	/* before this stream: the last one's */
-	note_logged(&kl, now_s());
+	t = now_s();
+	note_logged(&kl, t);
 	dst_irqs();
 	sst.run++;
 
@@ -2349,7 +2358,12 @@ static bool run_stream(const struct gvs_stream *s, struct rng *r, bool sanity,
 		struct vfio_device_gfx_plane_info q;
 
 		sst.refused++;
-		t = now_s();
+		/*
+		 * Counted back from the stream's start, not from now: the
+		 * kernel decided before now, and how long ago depends on
+		 * what came after (the close of the file, on a loaded debug
+		 * kernel, has taken more than the slack of the window).
+		 */
 		recent = recent_logged(t);
 		expect(SC_REFUSAL, err == -EINVAL, "refused with %s, not EINVAL (%s)",
 		       strerror(-err), werr ? "write" : "RESUMING -> STOP");
@@ -2358,7 +2372,7 @@ static bool run_stream(const struct gvs_stream *s, struct rng *r, bool sanity,
 		       "refused, and dst is in state %d, not RESUMING", state);
 		klog_drain(&kl);
 		klog_scan(&kl, SC_KLOG);
-		note_logged(&kl, t);
+		note_logged(&kl, now_s());
 		if (klog_refusal(&kl, T[T_DST].uuid, why, sizeof(why))) {
 			count_reason(why);
 			tried(SC_REFUSAL);
