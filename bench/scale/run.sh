@@ -7,7 +7,9 @@
 #
 # Usage: bench/scale/run.sh [-k KVER] [-o OUTDIR]
 #
-#   -k KVER    kernel release, or a series such as 6.12 (default: 6.1)
+#   -k KVER    kernel release, or a line of scripts/kver.sh: 6.1, 6.12, or
+#              13-6.12 and 7, which build and boot with the trixie root
+#              (default: 6.1)
 #   -o OUTDIR  vm-run's output directory (default: build/KVER/bench-scale);
 #              the guest output is in OUTDIR/ktap.log, the bench lines
 #              alone in OUTDIR/bench.txt
@@ -28,23 +30,21 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	-k) kver=${2:?-k needs a kernel}; shift 2 ;;
 	-o) outdir=${2:?-o needs a directory}; shift 2 ;;
-	-h | --help) sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "usage: bench/scale/run.sh [-k KVER] [-o OUTDIR]" >&2; exit 2 ;;
 	esac
 done
-case $kver in
-*.*.*) ;;
-*) kver=$(scripts/kver.sh "$kver") ;;
-esac
+. bench/lib.sh
+bench_kernel "$kver"
 outdir=${outdir:-build/$kver/bench-scale}
 
-make -s modules KVER="$kver" >&2
+bench_kmake -s modules KVER="$kver" >&2
 make -s user >&2
 make -s -C bench >&2
 make -s -C bench/netlink >&2
 mtty_log=build/$kver/bench/mtty-build.log
 mkdir -p "${mtty_log%/*}"
-if ! make -C bench mtty KVER="$kver" >"$mtty_log" 2>&1; then
+if ! bench_kmake -C bench mtty KVER="$kver" >"$mtty_log" 2>&1; then
 	echo "bench/scale/run.sh: mtty did not build for $kver (see $mtty_log); no lifecycle baseline" >&2
 	rm -f "build/$kver/bench/mtty/mtty.ko"
 fi

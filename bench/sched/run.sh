@@ -10,7 +10,9 @@
 # Usage: bash bench/sched/run.sh [-k KVER] [-o OUTDIR] [-w WINDOW_S]
 #                                [-a 'KERNEL ARGS'] [--host-only | --vm-only]
 #
-#   -k KVER    kernel release, or a series such as 6.12 (default: 6.1)
+#   -k KVER    kernel release, or a line of scripts/kver.sh: 6.1, 6.12, or
+#              13-6.12 and 7, which build and boot with the trixie root
+#              (default: 6.1)
 #   -o OUTDIR  vm-run's output directory (default: build/bench-sched); the
 #              guest's whole output is in OUTDIR/ktap.log, the table in
 #              OUTDIR/table.md, and beside it OUTDIR/shares.svg, each
@@ -43,7 +45,7 @@ while [ $# -gt 0 ]; do
 	-w) window=${2:?-w needs seconds}; shift 2 ;;
 	--host-only) vm=0; shift ;;
 	--vm-only) host=0; shift ;;
-	-h|--help) sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "usage: bench/sched/run.sh [-k KVER] [-o OUTDIR] [-w WINDOW_S] [--host-only | --vm-only]" >&2
 	   exit 2 ;;
 	esac
@@ -51,10 +53,8 @@ done
 case $window in
 ''|*[!0-9]*|0) echo "bench/sched/run.sh: -w wants a positive number of seconds" >&2; exit 2 ;;
 esac
-case $kver in
-*.*.*) ;;
-*) kver=$(scripts/kver.sh "$kver") ;;
-esac
+. bench/lib.sh
+bench_kernel "$kver"
 mkdir -p "$outdir"
 rows=$outdir/rows.tsv
 : >"$rows"
@@ -87,9 +87,8 @@ fi
 
 # ---- VM: the real scheduler with real clients ----
 if [ $vm -eq 1 ]; then
-	[ -e "/boot/vmlinuz-$kver" ] || { echo "bench/sched: no /boot/vmlinuz-$kver" >&2; exit 2; }
 	echo "bench/sched: building for $kver" >&2
-	make -s modules KVER="$kver" >&2
+	bench_kmake -s modules KVER="$kver" >&2
 	make -s user vm-tests KVER="$kver" >&2
 	set +e
 	selftests/vm-run.sh -k "$kver" -o "$outdir" -a "$append" -t 900 -T 800 \
