@@ -7,15 +7,20 @@
 # same run; absolute times are printed for reference only.
 #
 # Usage: bench/netlink/run.sh [-k KVER]
+#
+#   -k KVER    kernel release, or a line of scripts/kver.sh: 6.1, 6.12, or
+#              13-6.12 and 7, which build and boot with the trixie root
+#              (default: 6.1)
 set -euo pipefail
 
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 cd "$SRC"
-kver=$(scripts/kver.sh "${2:-6.1}")
 [ "${1:-}" = -k ] || [ $# -eq 0 ] || { echo "usage: bench/netlink/run.sh [-k KVER]" >&2; exit 2; }
+. bench/lib.sh
+bench_kernel "${2:-6.1}"
 out=build/bench-netlink
 
-make -s modules KVER="$kver" >&2
+bench_kmake -s modules KVER="$kver" >&2
 make -s user >&2
 make -s -C bench/netlink >&2
 set +e

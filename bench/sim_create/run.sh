@@ -9,7 +9,9 @@
 #
 # Usage: bench/sim_create/run.sh [-k KVER] [-o OUTDIR]
 #
-#   -k KVER    kernel release, or a series such as 6.12 (default: 6.1)
+#   -k KVER    kernel release, or a line of scripts/kver.sh: 6.1, 6.12, or
+#              13-6.12 and 7, which build and boot with the trixie root
+#              (default: 6.1)
 #   -o OUTDIR  vm-run's output directory (default: build/KVER/bench-sim-create);
 #              the bench lines alone are in OUTDIR/bench.txt
 #
@@ -25,17 +27,15 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	-k) kver=${2:?-k needs a kernel}; shift 2 ;;
 	-o) outdir=${2:?-o needs a directory}; shift 2 ;;
-	-h | --help) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "usage: bench/sim_create/run.sh [-k KVER] [-o OUTDIR]" >&2; exit 2 ;;
 	esac
 done
-case $kver in
-*.*.*) ;;
-*) kver=$(scripts/kver.sh "$kver") ;;
-esac
+. bench/lib.sh
+bench_kernel "$kver"
 outdir=${outdir:-build/$kver/bench-sim-create}
 
-make -s modules KVER="$kver" >&2
+bench_kmake -s modules KVER="$kver" >&2
 set +e
 selftests/vm-run.sh -k "$kver" -o "$outdir" -t 600 -T 500 \
 	--cmd "SIM_GPUS=${SIM_GPUS:-50} SIM_ROUNDS=${SIM_ROUNDS:-3} bench/sim_create/run-guest.sh" >/dev/null
