@@ -54,6 +54,11 @@
 # the host root share, and the repo is bound at its own path in DIR's tree
 # (selftests/lib/guest-init), so tests see DIR's binaries and libraries and
 # the same repo and build/ as with the host's root.
+# The guest's CPU model: QEMU's default (qemu64: no SSE4.2, no PCLMULQDQ,
+# no AVX) unless GPUVIRT_VM_CPU=MODEL passes -cpu MODEL (e.g. max, which
+# has the instructions every x86-64 host CPU of the last decade has, and
+# which the kernel's CRC and copy routines choose by). Tests run on the
+# default; the benchmarks use it to show what a real host's CPU changes.
 #
 # Fixed guest PCI topology (q35, intel-iommu with interrupt remapping and
 # caching-mode; intel_iommu=on). Tests may rely on these addresses:
@@ -244,6 +249,8 @@ exec 8>&-
 # and panic 6.1 ("timer doesn't work through Interrupt-remapped IO-APIC").
 bios=()
 [ -z "${GPUVIRT_VM_BIOS:-}" ] || bios=(-bios "$GPUVIRT_VM_BIOS")
+cpu=()
+[ -z "${GPUVIRT_VM_CPU:-}" ] || cpu=(-cpu "$GPUVIRT_VM_CPU")
 # iomem=strict: user space may not map busy, exclusive I/O memory, as on
 # Debian's kernels (CONFIG_STRICT_DEVMEM); the debug kernel, built from
 # tinyconfig, has no /dev/mem and would not check (sim_pci.sh relies on it)
@@ -253,7 +260,7 @@ append+=" printk.devkmsg=on rdinit=/init"
 [ "$vmroot" = / ] || append+=" gvroot=$vmroot"
 append+=" $extra_append"
 
-qemu=("${qemu_cmd[@]}" ${bios[@]+"${bios[@]}"}
+qemu=("${qemu_cmd[@]}" ${bios[@]+"${bios[@]}"} ${cpu[@]+"${cpu[@]}"}
 	-nodefaults -no-user-config -no-reboot
 	-machine pc-q35-7.2 -accel tcg,thread=single -smp 2 -m "$mem"
 	-display none -monitor none -serial "file:$outdir/console.log"
@@ -272,6 +279,7 @@ qemu=("${qemu_cmd[@]}" ${bios[@]+"${bios[@]}"}
 
 rootnote=""
 [ "$vmroot" = / ] || rootnote=" with root $vmroot"
+[ ${#cpu[@]} = 0 ] || rootnote+=", CPU model $GPUVIRT_VM_CPU"
 echo "vm-run: booting $kver from ${boot_image#"$SRC"/}$rootnote in $qemu_what $qemu_ver (${#selected[@]} test(s), bound ${vm_timeout} s, logs in $outdir)" >&2
 t0=$(date +%s)
 set +e
